@@ -1,0 +1,28 @@
+package dev.funes;
+
+import java.util.Map;
+
+/**
+ * Counts and sizes of a store at one moment.
+ *
+ * @param memories       number of memories
+ * @param sessions       number of distinct sessions
+ * @param sources        number of log files indexed
+ * @param vectors        number of distinct embeddings (equal texts share one)
+ * @param byAgent        memories per agent
+ * @param byKind         memories per kind label
+ * @param modelId        the embedding model the store was built with
+ * @param dimension      its vector dimension
+ * @param databaseBytes  size of the SQLite files on disk
+ * @param indexBytes     size of the ANN index files on disk
+ */
+public record StoreStats(long memories, long sessions, long sources, long vectors,
+                         Map<String, Long> byAgent, Map<String, Long> byKind,
+                         String modelId, int dimension, long databaseBytes, long indexBytes) {
+
+    /** Copies the maps. */
+    public StoreStats {
+        byAgent = Map.copyOf(byAgent);
+        byKind = Map.copyOf(byKind);
+    }
+}
