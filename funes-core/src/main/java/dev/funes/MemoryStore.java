@@ -45,7 +45,24 @@ public interface MemoryStore extends AutoCloseable {
      * @throws StoreException     if the database cannot be written; nothing of this call is stored
      * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
      */
-    AddResult addAll(Collection<Memory> memories);
+    default AddResult addAll(Collection<Memory> memories) {
+        return addAll(memories, null);
+    }
+
+    /**
+     * Stores memories and, in the same transaction, the checkpoint of the log file they were read
+     * from. A crash leaves either both or neither, so an indexer never skips records it did not
+     * store nor stores records twice.
+     *
+     * @param source the file's new checkpoint, replacing any earlier one; {@code null} for none
+     * @return how many were added, unchanged, embedded
+     * @throws StoreException     if the database cannot be written; nothing of this call is stored
+     * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
+     */
+    AddResult addAll(Collection<Memory> memories, SourceState source);
+
+    /** The stored checkpoint of a log file, if it was indexed before. */
+    Optional<SourceState> source(java.nio.file.Path file);
 
     /**
      * The best memories for the request, best first, at most {@link SearchRequest#limit()} of

@@ -1,0 +1,39 @@
+package dev.funes;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * How far a log file has been indexed: the checkpoint an indexer stores together with the
+ * memories it read from the file, so a later run can skip an unchanged file, read only what was
+ * appended, or notice that the file was truncated or replaced.
+ *
+ * @param path            absolute, normalized path of the log file
+ * @param size            file size in bytes when it was read
+ * @param lastModified    the file's modification time when it was read
+ * @param indexedBytes    bytes read up to the end of the last complete record ({@code <= size})
+ * @param indexedLines    lines read up to the same point
+ * @param headFingerprint a hash of the file's first bytes, to recognise a replaced file
+ * @param format          the name of the log format that read it, for example {@code claude-code}
+ * @param indexedAt       when it was read
+ */
+public record SourceState(Path path, long size, Instant lastModified, long indexedBytes, long indexedLines,
+                          String headFingerprint, String format, Instant indexedAt) {
+
+    /** Validates the fields and normalizes the path. */
+    public SourceState {
+        Objects.requireNonNull(path, "path");
+        path = path.toAbsolutePath().normalize();
+        Objects.requireNonNull(lastModified, "lastModified");
+        Objects.requireNonNull(format, "format");
+        Objects.requireNonNull(indexedAt, "indexedAt");
+        if (indexedBytes < 0 || indexedBytes > size) {
+            throw new IllegalArgumentException("indexedBytes " + indexedBytes + " outside [0, " + size + "]");
+        }
+        if (indexedLines < 0) {
+            throw new IllegalArgumentException("indexedLines is negative: " + indexedLines);
+        }
+        headFingerprint = headFingerprint == null ? "" : headFingerprint;
+    }
+}
