@@ -1,0 +1,52 @@
+package dev.funes.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The examples run, and the README shows their code as it is. */
+class QuickstartTest {
+
+    @Test
+    void quickstartAnswersFromTheSampleSession() throws Exception {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            Quickstart.main(new String[] {"demo-session", "why did we move away from the streaming parser?"});
+        } finally {
+            System.setOut(saved);
+        }
+        String out = captured.toString(StandardCharsets.UTF_8);
+        assertThat(out).contains("1 indexed");
+        String best = out.lines().filter(line -> line.contains("sample-session.jsonl:")).findFirst().orElseThrow();
+        assertThat(best).contains("exchange");
+        assertThat(out).contains("two-pass");
+    }
+
+    @Test
+    void readmeShowsTheQuickstartCodeVerbatim() throws IOException {
+        String readme = Files.readString(Path.of("../README.md"));
+        for (String snippet : List.of(snippet(Path.of("src/main/java/dev/funes/examples/Quickstart.java")))) {
+            assertThat(readme).as("README.md must contain, verbatim, the code between the README markers:%n%s", snippet)
+                    .contains(snippet);
+        }
+    }
+
+    /** The lines between {@code // README:begin} and {@code // README:end}, dedented. */
+    static String snippet(Path source) throws IOException {
+        List<String> lines = Files.readAllLines(source);
+        int begin = lines.indexOf(lines.stream().filter(l -> l.strip().equals("// README:begin")).findFirst().orElseThrow());
+        int end = lines.indexOf(lines.stream().filter(l -> l.strip().equals("// README:end")).findFirst().orElseThrow());
+        List<String> body = lines.subList(begin + 1, end);
+        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        return String.join("\n", body.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).toList());
+    }
+}

@@ -1,0 +1,83 @@
+package dev.funes.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.funes.Memory;
+import dev.funes.Provenance;
+import dev.funes.ScoreParts;
+import dev.funes.SearchHit;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** The JSON form of search hits: the contract in docs/CLI.md that tools and tests rely on. */
+final class HitJson {
+
+    static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private HitJson() {
+    }
+
+    /** A JSON array of the hits, best first. */
+    static String array(List<SearchHit> hits) {
+        ArrayNode array = MAPPER.createArrayNode();
+        for (SearchHit hit : hits) {
+            array.add(hit(hit));
+        }
+        try {
+            return MAPPER.writeValueAsString(array);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a tree of strings and numbers always serializes", e);
+        }
+    }
+
+    static ObjectNode hit(SearchHit hit) {
+        Memory memory = hit.memory();
+        ObjectNode node = MAPPER.createObjectNode();
+        node.put("text", memory.text());
+        node.put("score", hit.score());
+        node.put("kind", memory.kind().label());
+        node.put("agent", memory.agent());
+        node.put("session", memory.session());
+        node.put("timestamp", timestamp(memory));
+        Provenance provenance = memory.provenance();
+        if (provenance != null) {
+            ObjectNode source = node.putObject("source");
+            source.put("path", provenance.source().toString());
+            source.put("lineStart", provenance.lineStart());
+            source.put("lineEnd", provenance.lineEnd());
+            source.put("byteStart", provenance.byteStart());
+            source.put("byteEnd", provenance.byteEnd());
+        } else {
+            node.putNull("source");
+        }
+        node.put("id", memory.id());
+        node.put("project", memory.project());
+        node.put("startedAt", memory.startedAt() == null ? null : memory.startedAt().toString());
+        node.put("endedAt", memory.endedAt() == null ? null : memory.endedAt().toString());
+        ScoreParts parts = hit.parts();
+        ObjectNode explain = node.putObject("scoreParts");
+        if (parts.denseRank() > 0) {
+            explain.put("denseRank", parts.denseRank());
+            explain.put("denseSimilarity", parts.denseSimilarity());
+        }
+        if (parts.lexicalRank() > 0) {
+            explain.put("lexicalRank", parts.lexicalRank());
+            explain.put("lexicalScore", parts.lexicalScore());
+        }
+        explain.put("fused", parts.fused());
+        ObjectNode metadata = node.putObject("metadata");
+        for (Map.Entry<String, String> entry : memory.metadata().entrySet()) {
+            metadata.put(entry.getKey(), entry.getValue());
+        }
+        return node;
+    }
+
+    /** When the memory happened: its start, else its end; {@code null} when the log had no times. */
+    static String timestamp(Memory memory) {
+        Instant t = memory.startedAt() != null ? memory.startedAt() : memory.endedAt();
+        return t == null ? null : t.toString();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.funes.cli;
+
+import dev.funes.Memory;
+import dev.funes.SearchHit;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/** The human-readable form of search hits. */
+final class HitText {
+
+    private static final int PREVIEW_LINES = 6;
+    private static final int PREVIEW_WIDTH = 160;
+
+    private HitText() {
+    }
+
+    static void print(List<SearchHit> hits, PrintWriter out) {
+        if (hits.isEmpty()) {
+            out.println("no memories match");
+            return;
+        }
+        int rank = 1;
+        for (SearchHit hit : hits) {
+            Memory memory = hit.memory();
+            String when = HitJson.timestamp(memory);
+            out.printf(Locale.ROOT, "%d. %s  %s  %s%s%s%n", rank++, memory.kind().label(), memory.agent(),
+                    when == null ? "" : when.replace('T', ' ').replaceFirst("\\.\\d+Z$", "Z"),
+                    memory.session() == null ? "" : "  session " + memory.session(),
+                    String.format(Locale.ROOT, "  score %.4f", hit.score()));
+            if (memory.provenance() != null) {
+                out.println("   " + memory.provenance());
+            }
+            preview(memory.text(), out);
+            out.println("   [" + hit.parts().explain() + "]");
+            out.println();
+        }
+    }
+
+    static void preview(String text, PrintWriter out) {
+        String[] lines = text.strip().split("\n");
+        int shown = 0;
+        for (String line : lines) {
+            if (line.isBlank()) {
+                continue;
+            }
+            if (shown == PREVIEW_LINES) {
+                out.println("   …");
+                break;
+            }
+            String trimmed = line.strip();
+            out.println("   " + (trimmed.length() > PREVIEW_WIDTH ? trimmed.substring(0, PREVIEW_WIDTH - 1) + "…" : trimmed));
+            shown++;
+        }
+    }
+}

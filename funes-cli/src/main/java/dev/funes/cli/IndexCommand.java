@@ -1,0 +1,49 @@
+package dev.funes.cli;
+
+import dev.funes.FunesException;
+import dev.funes.ingest.AgentLogs;
+import dev.funes.ingest.IndexReport;
+import dev.funes.ingest.Indexer;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code funes index}: reads agent logs into the store. */
+@Command(name = "index", description = "Index agent logs (files or folders, any supported format).")
+final class IndexCommand implements Callable<Integer> {
+
+    @Mixin
+    StoreOptions storeOptions;
+
+    @Option(names = "--index-path", paramLabel = "PATH",
+            description = "A log file or a folder to walk; repeatable. Default: every supported agent's default location.")
+    List<Path> paths;
+
+    @Option(names = "--model", paramLabel = "ID",
+            description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q.")
+    String model;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        List<Path> roots = paths != null ? paths : AgentLogs.defaultRoots();
+        if (roots.isEmpty()) {
+            throw new FunesException("no agent logs in the default locations (~/.claude/projects); pass --index-path PATH");
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        IndexReport report;
+        try (OpenStore open = OpenStore.open(storeOptions.dir(), model);
+             ProgressBar progress = ProgressBar.forTerminal(err)) {
+            report = Indexer.builder(open.store()).listener(progress).build().index(roots);
+        }
+        spec.commandLine().getOut().println(report.summary());
+        return report.problems().isEmpty() && report.filesFailed() == 0 ? 0 : Main.EXIT_PARTIAL;
+    }
+}

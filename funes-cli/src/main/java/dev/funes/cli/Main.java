@@ -1,0 +1,87 @@
+package dev.funes.cli;
+
+import dev.funes.FunesException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code funes} command line. Command names and options follow the CLI contract
+ * ({@code docs/CLI.md}); machine-readable output goes to stdout, logs and progress to stderr.
+ *
+ * <p>Exit status: 0 success; 1 failure (one-line reason on stderr); 2 bad usage; 3 indexed, but
+ * some input was skipped (the summary says what).
+ */
+@Command(name = "funes",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Local, owned memory for coding agents, built from their session logs.",
+        subcommands = {
+            IndexCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class Main implements Runnable {
+
+    /** Exit status when indexing finished but skipped some input. */
+    static final int EXIT_PARTIAL = 3;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    private Main() {
+    }
+
+    /** Runs the command line and exits the JVM with its status. */
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Runs the command line with the given streams and returns its exit status; does not exit.
+     *
+     * @param args command-line arguments
+     * @param out  where results go
+     * @param err  where logs, progress and errors go
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            commandLine.getErr().println("funes: " + oneLine(ex));
+            if (Boolean.getBoolean("funes.debug")) {
+                ex.printStackTrace(commandLine.getErr());
+            }
+            return 1;
+        });
+        int status = cli.execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    /** The user-facing reason for a failure, on one line. */
+    static String oneLine(Throwable ex) {
+        String message = ex instanceof FunesException || ex.getMessage() != null
+                ? ex.getMessage() : ex.getClass().getSimpleName();
+        if (!(ex instanceof FunesException) && ex.getCause() != null && ex.getCause().getMessage() != null
+                && !message.contains(ex.getCause().getMessage())) {
+            message += ": " + ex.getCause().getMessage();
+        }
+        return message.replace('\n', ' ').strip();
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The version from the jar manifest, or "development" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"funes " + (version == null ? "development" : version)};
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.funes.cli;
+
+import dev.funes.Embedder;
+import dev.funes.FunesException;
+import dev.funes.MemoryStore;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.store.FunesStore;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A store opened with the embedder it was built with; closes both.
+ *
+ * @param embedder the embedder
+ * @param store    the store
+ */
+record OpenStore(Embedder embedder, MemoryStore store) implements AutoCloseable {
+
+    /** Opens an existing store with its recorded model; a missing store is an error. */
+    static OpenStore existing(Path dir) {
+        if (FunesStore.recordedModelId(dir).isEmpty()) {
+            throw new FunesException("no Funes store at " + dir + " (run 'funes index' first, or pass --store DIR)");
+        }
+        return open(dir, null);
+    }
+
+    /**
+     * Opens or creates a store. An existing store uses the model it was built with; a new one
+     * uses {@code model}, or the default model when that is {@code null}.
+     */
+    static OpenStore open(Path dir, String model) {
+        Optional<String> recorded = FunesStore.recordedModelId(dir);
+        if (recorded.isPresent() && model != null && !recorded.get().equals(model)) {
+            throw new FunesException("store " + dir + " was built with model " + recorded.get()
+                    + ", not " + model + "; omit --model, or index into a new --store");
+        }
+        String modelId = recorded.orElse(model != null ? model : BundledModel.DEFAULT.id());
+        Embedder embedder = Embedders.forModelId(modelId);
+        try {
+            return new OpenStore(embedder, FunesStore.open(dir, embedder));
+        } catch (RuntimeException e) {
+            embedder.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            store.close();
+        } finally {
+            embedder.close();
+        }
+    }
+}
