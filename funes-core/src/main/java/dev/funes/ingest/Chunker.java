@@ -208,7 +208,8 @@ final class Chunker {
 
     /**
      * A tool result. Joined to its call when the call is in the current part and the part has
-     * room; otherwise it stands alone, naming the call it answers.
+     * room (or can be made to have room by moving the call's message into a new part);
+     * otherwise it stands alone, naming the call it answers.
      */
     void toolResult(Rec r, String toolUseId, String content, boolean error) {
         Exchange ex = exchangeFor(r);
@@ -220,7 +221,11 @@ final class Chunker {
                 attach(p, call, r, result);
                 return;
             }
-            if (moveMessageToNewPart(ex, call, r, result.length() + 3)) {
+            int k = p.entries.indexOf(call);
+            while (k > 0 && call.messageId != null && call.messageId.equals(p.entries.get(k - 1).messageId)) {
+                k--;
+            }
+            if (moveTailToNewPart(ex, k, r, result.length() + 3)) {
                 attach(ex.open, call, r, result);
                 return;
             }
@@ -257,7 +262,14 @@ final class Chunker {
 
     private void add(Exchange ex, Rec r, Entry e) {
         if (ex.open != null && !fits(ex.open, r.line(), e.text.length())) {
-            close(ex);
+            // Keep the blocks of one assistant message (parallel tool calls) in one part if possible.
+            int k = ex.open.entries.size();
+            while (k > 0 && e.messageId != null && e.messageId.equals(ex.open.entries.get(k - 1).messageId)) {
+                k--;
+            }
+            if (k == ex.open.entries.size() || !moveTailToNewPart(ex, k, r, e.text.length())) {
+                close(ex);
+            }
         }
         if (ex.open == null) {
             ex.open = new Part(ex.closed.isEmpty() || ex.context == null ? null : "Request (continued): " + ex.context);
@@ -276,18 +288,14 @@ final class Chunker {
     }
 
     /**
-     * When a result does not fit, moves the tail of the part that starts with the call's
-     * assistant message into a new part, so the call and its result stay together. Only when
-     * the old part keeps something, the moved records fit the new part, and the ranges stay
-     * disjoint.
+     * Closes the open part without its entries from index {@code k} on, which open a new part:
+     * so a tool call and its result, or the blocks of one assistant message, stay together when
+     * the next record does not fit. Only when the old part keeps something, the moved entries and
+     * the incoming record fit the new part, and the two ranges stay disjoint.
      */
-    private boolean moveMessageToNewPart(Exchange ex, Entry call, Rec r, int extraChars) {
+    private boolean moveTailToNewPart(Exchange ex, int k, Rec r, int extraChars) {
         Part p = ex.open;
-        int k = p.entries.indexOf(call);
-        while (k > 0 && call.messageId != null && call.messageId.equals(p.entries.get(k - 1).messageId)) {
-            k--;
-        }
-        if (k == 0) {
+        if (k <= 0 || k >= p.entries.size()) {
             return false;
         }
         int from = p.entries.get(k).line;
