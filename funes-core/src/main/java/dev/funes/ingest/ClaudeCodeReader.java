@@ -255,6 +255,7 @@ final class ClaudeCodeReader {
         }
         if (type == null) {
             unknown(typeNode == null ? "(no type)" : "(type is " + kind(typeNode) + ")", line);
+            chunker.passive(rec);
             return;
         }
         switch (type) {
@@ -262,13 +263,13 @@ final class ClaudeCodeReader {
             case "assistant" -> assistant(rec, node);
             case "summary" -> summary(rec, node);
             default -> {
-                if (IGNORED_TYPES.contains(type)) {
-                    chunker.passive(rec);
-                } else {
+                if (!IGNORED_TYPES.contains(type)) {
                     unknown(type, line);
                 }
             }
         }
+        // Whatever the record gave, its id belongs to any cited range it falls in.
+        chunker.passive(rec);
     }
 
     private void user(Rec rec, JsonNode node) {

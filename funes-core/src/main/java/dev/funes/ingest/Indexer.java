@@ -253,7 +253,7 @@ public final class Indexer {
             }
             ParseResult result;
             try {
-                result = format.parse(file, batches);
+                result = Objects.requireNonNull(format.parse(file, batches), "parse returned null");
             } catch (StoreFailure e) {
                 throw e;
             } catch (RuntimeException e) {

@@ -124,6 +124,7 @@ class ClaudeCodeBadInputTest {
         Logs.Parsed parsed = Logs.parse(file);
 
         assertThat(ranges(parsed)).containsExactly("1-7");
+        Logs.assertExactProvenance(parsed.memories().get(0), Logs.Lines.of(file));
         assertThat(parsed.result().recordsSkipped()).isEqualTo(5);
         assertThat(parsed.result().problems()).singleElement().satisfies(p -> {
             assertThat(p.line()).isEqualTo(2);
@@ -160,6 +161,9 @@ class ClaudeCodeBadInputTest {
             assertThat(m.text()).isEqualTo("User: a request\n[Bash] → ok (no output)\nAssistant: done");
             assertThat(m.provenance().lineStart()).isEqualTo(1);
             assertThat(m.provenance().lineEnd()).isEqualTo(9);
+            // Skipped records inside the range still count among its records.
+            assertThat(m.provenance().recordIds()).contains("u2", "u3", "u7", "u8");
+            Logs.assertExactProvenance(m, Logs.Lines.of(file));
         });
     }
 
