@@ -1,0 +1,50 @@
+package dev.funes.ingest;
+
+import dev.funes.AddResult;
+
+import java.nio.file.Path;
+
+/**
+ * Hears the progress of {@link Indexer#index}, for example to draw a progress bar. All methods
+ * default to doing nothing; they are called on the indexing thread, in order. A listener that
+ * throws ends the indexing with its exception.
+ */
+public interface IndexListener {
+
+    /** A listener that does nothing. */
+    IndexListener NONE = new IndexListener() {
+    };
+
+    /** What became of one file. */
+    enum FileOutcome {
+        /** Read and stored (possibly with problems, possibly yielding no memory). */
+        INDEXED,
+        /** Same size, time and checkpoint as when it was last indexed: not read again. */
+        UNCHANGED,
+        /** Could not be read or stored; it will be tried again next time. */
+        FAILED,
+        /** No log format recognised it. */
+        IGNORED
+    }
+
+    /** All roots were walked; {@code total} files will be looked at. */
+    default void filesFound(int total) {
+    }
+
+    /** File number {@code number} (1-based) of {@code total} is being looked at. */
+    default void fileStarted(Path file, int number, int total) {
+    }
+
+    /**
+     * A file is done; follows every {@link #fileStarted}.
+     *
+     * @param memories memories read from the file (0 unless indexed)
+     * @param stored   what the store did with them
+     */
+    default void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
+    }
+
+    /** A problem was met; it is also listed in the {@link IndexReport}. */
+    default void problem(IndexProblem problem) {
+    }
+}

@@ -1,0 +1,54 @@
+package dev.funes.ingest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What one {@link Indexer#index} call did.
+ *
+ * @param filesSeen         files looked at
+ * @param filesIndexed      files read and stored
+ * @param filesUnchanged    files skipped because their checkpoint shows they did not change
+ * @param filesFailed       files that could not be read or stored (they are retried next time)
+ * @param filesIgnored      files no log format recognised
+ * @param memoriesAdded     memories newly stored
+ * @param memoriesUnchanged memories read again that were already stored
+ * @param textsEmbedded     texts the store had to embed
+ * @param recordsSkipped    log records that could not be used (malformed, too long, unknown type)
+ * @param problems          every problem met, in order
+ * @param elapsed           wall-clock time taken
+ */
+public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
+                          long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
+                          List<IndexProblem> problems, Duration elapsed) {
+
+    /** Copies the problems. */
+    public IndexReport {
+        problems = List.copyOf(problems);
+        Objects.requireNonNull(elapsed, "elapsed");
+    }
+
+    /**
+     * One line for people, for example
+     * {@code 12 files: 3 indexed, 8 unchanged, 1 failed; 140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 3 problems; 1.2 s}.
+     */
+    public String summary() {
+        StringBuilder s = new StringBuilder();
+        s.append(filesSeen).append(filesSeen == 1 ? " file: " : " files: ")
+         .append(filesIndexed).append(" indexed, ")
+         .append(filesUnchanged).append(" unchanged, ")
+         .append(filesFailed).append(" failed");
+        if (filesIgnored > 0) {
+            s.append(", ").append(filesIgnored).append(" ignored");
+        }
+        s.append("; ").append(memoriesAdded).append(" memories added, ")
+         .append(memoriesUnchanged).append(" unchanged, ")
+         .append(textsEmbedded).append(" embedded; ")
+         .append(recordsSkipped).append(" records skipped; ")
+         .append(problems.size()).append(problems.size() == 1 ? " problem; " : " problems; ")
+         .append(String.format(Locale.ROOT, "%.1f s", elapsed.toMillis() / 1000.0));
+        return s.toString();
+    }
+}

@@ -1,0 +1,505 @@
+package dev.funes.ingest;
+
+import dev.funes.AddResult;
+import dev.funes.FunesException;
+import dev.funes.Memory;
+import dev.funes.MemoryStore;
+import dev.funes.SourceState;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Reads agent session logs into a {@link MemoryStore}: walks the given files and folders,
+ * recognises each file's {@link LogFormat}, skips files that did not change since they were last
+ * indexed, and stores the memories of the others in batches, with the file's checkpoint.
+ *
+ * <pre>{@code
+ * IndexReport report = Indexer.builder(store)
+ *         .listener(progressBar)
+ *         .build()
+ *         .index(AgentLogs.defaultRoots());
+ * System.err.println(report.summary());
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>Bad input is reported, not thrown.</b> A missing root, an unreadable file, a malformed
+ *       line become {@link IndexProblem}s in the report; everything else is indexed.</li>
+ *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
+ *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
+ *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
+ *       ids are deterministic, so nothing is stored twice.</li>
+ *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
+ *       modification time (to the millisecond), the same format, and covers the whole file is not
+ *       read again. A file still being written (its last line incomplete) is read again next time.</li>
+ *   <li><b>Walking.</b> Folders are walked recursively in path order, following symbolic links
+ *       but not link loops; hidden files and folders (name starting with {@code .}) below a root
+ *       are skipped. A file reached twice (overlapping roots, links) is read once, under its real
+ *       path. Files no format recognises are counted as ignored; when such a file was named
+ *       explicitly as a root, that is reported as a problem.</li>
+ *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
+ *       cannot be embedded) fails that file, which is reported and retried next run; other files
+ *       go on. Any other exception from the store (a closed store, for example) ends indexing.</li>
+ *   <li><b>Threads.</b> An indexer is immutable; {@link #index} may be called from several threads,
+ *       each call being independent, as far as the store allows.</li>
+ * </ul>
+ */
+public final class Indexer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Indexer.class);
+
+    /** Bytes of each file given to {@link LogFormat#canRead}. */
+    public static final int HEAD_BYTES = 64 * 1024;
+    /** Memories per {@link MemoryStore#addAll} call unless set otherwise. */
+    public static final int DEFAULT_BATCH_SIZE = 256;
+    /** Bytes of a file's beginning hashed into {@link SourceState#headFingerprint()}. */
+    static final int FINGERPRINT_BYTES = 4096;
+
+    private final MemoryStore store;
+    private final List<LogFormat> formats;
+    private final IndexListener listener;
+    private final int batchSize;
+    private final Clock clock;
+
+    private Indexer(Builder b) {
+        this.store = b.store;
+        this.formats = b.formats != null ? b.formats : AgentLogs.formats();
+        this.listener = b.listener;
+        this.batchSize = b.batchSize;
+        this.clock = b.clock;
+    }
+
+    /** A builder of an indexer writing to {@code store}. */
+    public static Builder builder(MemoryStore store) {
+        return new Builder(store);
+    }
+
+    /** The formats this indexer tries, in order. */
+    public List<LogFormat> formats() {
+        return formats;
+    }
+
+    /**
+     * Indexes the logs under {@code roots} (files or folders).
+     *
+     * @return what was done and every problem met
+     * @throws RuntimeException only what the store or the listener throws beyond the failures
+     *                          described in the class contract
+     */
+    public IndexReport index(Collection<Path> roots) {
+        Objects.requireNonNull(roots, "roots");
+        Run run = new Run();
+        List<Candidate> files = new ArrayList<>();
+        Set<Path> seen = new HashSet<>();
+        for (Path root : roots) {
+            collect(root.toAbsolutePath().normalize(), files, seen, run);
+        }
+        listener.filesFound(files.size());
+        for (int i = 0; i < files.size(); i++) {
+            Candidate c = files.get(i);
+            listener.fileStarted(c.path(), i + 1, files.size());
+            run.filesSeen++;
+            indexFile(c, run);
+        }
+        IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
+                run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
+                run.recordsSkipped, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos));
+        LOG.debug("Indexing done: {}", report.summary());
+        return report;
+    }
+
+    // ---- walking -----------------------------------------------------------------------------
+
+    private record Candidate(Path path, boolean explicit) {
+    }
+
+    private void collect(Path root, List<Candidate> files, Set<Path> seen, Run run) {
+        if (!Files.exists(root)) {
+            run.problem(listener, new IndexProblem(root, 0, "no such file or folder"));
+            return;
+        }
+        if (Files.isRegularFile(root)) {
+            Path real = real(root);
+            if (seen.add(real)) {
+                files.add(new Candidate(real, true));
+            }
+            return;
+        }
+        if (!Files.isDirectory(root)) {
+            run.problem(listener, new IndexProblem(root, 0, "neither a regular file nor a folder"));
+            return;
+        }
+        List<Path> found = new ArrayList<>();
+        try {
+            Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+                    new SimpleFileVisitor<>() {
+                        @Override
+                        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                            return !dir.equals(root) && hidden(dir) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                            if (attrs.isRegularFile() && !hidden(file)) {
+                                found.add(file);
+                            }
+                            return FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult visitFileFailed(Path file, IOException e) {
+                            if (e instanceof FileSystemLoopException) {
+                                LOG.debug("Not following the link loop at {}", file);
+                            } else {
+                                run.problem(listener, new IndexProblem(file, 0, "cannot be read: " + describe(e)));
+                            }
+                            return FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                            if (e != null) {
+                                run.problem(listener, new IndexProblem(dir, 0, "folder cannot be listed: " + describe(e)));
+                            }
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
+        } catch (IOException e) {
+            run.problem(listener, new IndexProblem(root, 0, "folder cannot be walked: " + describe(e)));
+        }
+        found.sort(null);
+        for (Path file : found) {
+            Path real = real(file);
+            if (seen.add(real)) {
+                files.add(new Candidate(real, false));
+            }
+        }
+    }
+
+    private static boolean hidden(Path path) {
+        Path name = path.getFileName();
+        return name != null && name.toString().startsWith(".");
+    }
+
+    private static Path real(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path.toAbsolutePath().normalize();
+        }
+    }
+
+    // ---- one file ----------------------------------------------------------------------------
+
+    private void indexFile(Candidate c, Run run) {
+        Path file = c.path();
+        long size;
+        Instant modified;
+        byte[] head;
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+            size = attrs.size();
+            modified = attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS);
+            head = head(file);
+        } catch (IOException e) {
+            failed(run, file, new IndexProblem(file, 0, "cannot be read: " + describe(e)), AddResult.NONE, 0);
+            return;
+        }
+        LogFormat format = detect(file, head);
+        if (format == null) {
+            run.filesIgnored++;
+            if (c.explicit() && size > 0) {
+                run.problem(listener, new IndexProblem(file, 0, "not in a log format Funes reads (" + names() + ")"));
+            }
+            listener.fileFinished(file, IndexListener.FileOutcome.IGNORED, 0, AddResult.NONE);
+            return;
+        }
+        Batches batches = new Batches();
+        try {
+            Optional<SourceState> previous = store.source(file);
+            if (previous.isPresent() && unchanged(previous.get(), size, modified, format)) {
+                run.filesUnchanged++;
+                listener.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
+                return;
+            }
+            ParseResult result;
+            try {
+                result = Objects.requireNonNull(format.parse(file, batches), "parse returned null");
+            } catch (StoreFailure e) {
+                throw e;
+            } catch (RuntimeException e) {
+                LOG.debug("Format {} failed on {}", format.name(), file, e);
+                batches.flush(null);
+                failed(run, file, new IndexProblem(file, 0, "the " + format.name() + " reader failed: " + e), batches.stored,
+                        batches.memories);
+                return;
+            }
+            for (IndexProblem p : result.problems()) {
+                run.problem(listener, p);
+            }
+            run.recordsSkipped += result.recordsSkipped();
+            if (!result.complete()) {
+                batches.flush(null);
+                run.filesFailed++;
+                run.stored = run.stored.plus(batches.stored);
+                listener.fileFinished(file, IndexListener.FileOutcome.FAILED, batches.memories, batches.stored);
+                return;
+            }
+            batches.flush(checkpoint(file, head, result, format, run));
+            run.filesIndexed++;
+            run.stored = run.stored.plus(batches.stored);
+            listener.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
+        } catch (StoreFailure e) {
+            if (!(e.getCause() instanceof FunesException)) {
+                throw (RuntimeException) e.getCause();
+            }
+            failed(run, file, new IndexProblem(file, 0, "could not be stored: " + e.getCause().getMessage()),
+                    batches.stored, batches.memories);
+        } catch (FunesException e) {
+            failed(run, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
+                    batches.stored, batches.memories);
+        }
+    }
+
+    private void failed(Run run, Path file, IndexProblem problem, AddResult stored, int memories) {
+        run.problem(listener, problem);
+        run.filesFailed++;
+        run.stored = run.stored.plus(stored);
+        listener.fileFinished(file, IndexListener.FileOutcome.FAILED, memories, stored);
+    }
+
+    private static boolean unchanged(SourceState state, long size, Instant modified, LogFormat format) {
+        return state.size() == size
+                && state.lastModified().toEpochMilli() == modified.toEpochMilli()
+                && state.indexedBytes() == size
+                && state.format().equals(format.name());
+    }
+
+    /**
+     * The checkpoint after a complete read, from the file's size and time read after parsing:
+     * what was appended meanwhile then lies past {@code indexedBytes} and is read next time.
+     */
+    private SourceState checkpoint(Path file, byte[] head, ParseResult result, LogFormat format, Run run) {
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+            if (result.indexedBytes() > attrs.size()) {
+                run.problem(listener, new IndexProblem(file, 0, "file shrank while it was read; it will be read again"));
+                return null;
+            }
+            return new SourceState(file, attrs.size(), attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS),
+                    result.indexedBytes(), result.indexedLines(), fingerprint(head), format.name(), clock.instant());
+        } catch (IOException e) {
+            run.problem(listener, new IndexProblem(file, 0, "file vanished after it was read: " + describe(e)));
+            return null;
+        }
+    }
+
+    private LogFormat detect(Path file, byte[] head) {
+        for (LogFormat format : formats) {
+            try {
+                if (format.canRead(file, head)) {
+                    return format;
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("Format {} failed to judge {}", format.name(), file, e);
+            }
+        }
+        return null;
+    }
+
+    private String names() {
+        StringBuilder s = new StringBuilder("known: ");
+        for (int i = 0; i < formats.size(); i++) {
+            s.append(i == 0 ? "" : ", ").append(formats.get(i).name());
+        }
+        return s.toString();
+    }
+
+    private static byte[] head(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes(HEAD_BYTES);
+        }
+    }
+
+    /** {@code <n>:<hex>}: how many leading bytes were hashed, and the first 128 bits of their SHA-256. */
+    static String fingerprint(byte[] head) {
+        int n = Math.min(head.length, FINGERPRINT_BYTES);
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(head, 0, n);
+            return n + ":" + HexFormat.of().formatHex(sha.digest()).substring(0, 32);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    private static String describe(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    // ---- state of one call -------------------------------------------------------------------
+
+    /** Counters of one {@link #index} call. */
+    private static final class Run {
+        final long startNanos = System.nanoTime();
+        final List<IndexProblem> problems = new ArrayList<>();
+        int filesSeen;
+        int filesIndexed;
+        int filesUnchanged;
+        int filesFailed;
+        int filesIgnored;
+        long recordsSkipped;
+        AddResult stored = AddResult.NONE;
+
+        void problem(IndexListener listener, IndexProblem problem) {
+            problems.add(problem);
+            listener.problem(problem);
+        }
+    }
+
+    /** Thrown through a format's parse when the store fails, so it is told apart from format bugs. */
+    private static final class StoreFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StoreFailure(RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    /** The sink a format writes to: memories go to the store in batches. */
+    private final class Batches implements Consumer<Memory> {
+        final List<Memory> batch = new ArrayList<>();
+        AddResult stored = AddResult.NONE;
+        int memories;
+
+        @Override
+        public void accept(Memory memory) {
+            batch.add(Objects.requireNonNull(memory, "memory"));
+            memories++;
+            if (batch.size() >= batchSize) {
+                flush(null);
+            }
+        }
+
+        /** Stores the pending memories, with {@code checkpoint} if not null (even with no memories). */
+        void flush(SourceState checkpoint) {
+            if (batch.isEmpty() && checkpoint == null) {
+                return;
+            }
+            AddResult result;
+            try {
+                result = store.addAll(List.copyOf(batch), checkpoint);
+            } catch (RuntimeException e) {
+                throw new StoreFailure(e);
+            }
+            stored = stored.plus(result);
+            batch.clear();
+        }
+    }
+
+    // ---- builder -----------------------------------------------------------------------------
+
+    /** Builds an {@link Indexer}; not thread-safe. */
+    public static final class Builder {
+        private final MemoryStore store;
+        private List<LogFormat> formats;
+        private IndexListener listener = IndexListener.NONE;
+        private int batchSize = DEFAULT_BATCH_SIZE;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(MemoryStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * The formats to try on each file, in order; the first whose {@link LogFormat#canRead}
+         * accepts the file reads it. Default: {@link AgentLogs#formats()}.
+         *
+         * @throws IllegalArgumentException if {@code formats} is empty or two share a name
+         */
+        public Builder formats(Collection<? extends LogFormat> formats) {
+            List<LogFormat> copy = List.copyOf(formats);
+            if (copy.isEmpty()) {
+                throw new IllegalArgumentException("no log format given");
+            }
+            Set<String> names = new HashSet<>();
+            for (LogFormat f : copy) {
+                if (!names.add(f.name())) {
+                    throw new IllegalArgumentException("two log formats are named '" + f.name() + "'");
+                }
+            }
+            this.formats = copy;
+            return this;
+        }
+
+        /** Hears progress and problems. Default: {@link IndexListener#NONE}. */
+        public Builder listener(IndexListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Memories per {@link MemoryStore#addAll} call, 1 to 100,000; default
+         * {@value Indexer#DEFAULT_BATCH_SIZE}. Larger batches embed more efficiently; smaller ones
+         * lose less work to a crash.
+         */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1 || batchSize > 100_000) {
+                throw new IllegalArgumentException("batch size must be between 1 and 100000, was " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /** The clock that dates checkpoints ({@link SourceState#indexedAt()}). Default: UTC system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Builds the indexer. */
+        public Indexer build() {
+            return new Indexer(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Indexer" + formats;
+    }
+}

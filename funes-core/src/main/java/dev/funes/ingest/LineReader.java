@@ -1,0 +1,143 @@
+package dev.funes.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Reads a stream as lines of bytes, keeping each line's 1-based number and byte range, without
+ * ever holding more than one line (up to a limit) in memory.
+ *
+ * <p>A line ends after {@code '\n'}; its content excludes the newline. The last line of a stream
+ * that does not end with a newline is returned with {@link #terminated()} false, so a caller can
+ * tell a record still being written from a complete one. A line longer than the limit is read to
+ * its end but not kept: {@link #oversize()} is true and only its length is known.
+ */
+final class LineReader {
+
+    private final InputStream in;
+    private final int maxLineBytes;
+    private final byte[] chunk = new byte[1 << 16];
+    private int chunkPos;
+    private int chunkLen;
+    private byte[] line = new byte[1 << 13];
+    private int lineLen;
+    private long offset;
+    private int lines;
+
+    private int number;
+    private long start;
+    private long end;
+    private long length;
+    private boolean terminated;
+    private boolean oversize;
+
+    LineReader(InputStream in, int maxLineBytes) {
+        this.in = in;
+        this.maxLineBytes = maxLineBytes;
+    }
+
+    /** Advances to the next line; false at the end of the stream. */
+    boolean next() throws IOException {
+        lineLen = 0;
+        length = 0;
+        oversize = false;
+        start = offset;
+        boolean any = false;
+        while (true) {
+            if (chunkPos == chunkLen) {
+                int n = in.read(chunk);
+                chunkPos = 0;
+                chunkLen = Math.max(n, 0);
+                if (n <= 0) {
+                    if (!any) {
+                        return false;
+                    }
+                    terminated = false;
+                    end = offset;
+                    number = ++lines;
+                    return true;
+                }
+            }
+            any = true;
+            int newline = indexOf(chunk, chunkPos, chunkLen);
+            int stop = newline < 0 ? chunkLen : newline + 1;
+            append(chunkPos, newline < 0 ? stop : newline);
+            offset += stop - chunkPos;
+            chunkPos = stop;
+            if (newline >= 0) {
+                terminated = true;
+                end = offset;
+                number = ++lines;
+                return true;
+            }
+        }
+    }
+
+    private void append(int from, int to) {
+        int n = to - from;
+        length += n;
+        if (oversize) {
+            return;
+        }
+        if (lineLen + n > maxLineBytes) {
+            oversize = true;
+            lineLen = 0;
+            return;
+        }
+        if (lineLen + n > line.length) {
+            line = Arrays.copyOf(line, Math.min(maxLineBytes, Math.max(line.length * 2, lineLen + n)));
+        }
+        System.arraycopy(chunk, from, line, lineLen, n);
+        lineLen += n;
+    }
+
+    private static int indexOf(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** 1-based number of the current line. */
+    int number() {
+        return number;
+    }
+
+    /** Offset of the current line's first byte. */
+    long start() {
+        return start;
+    }
+
+    /** Offset just past the current line, newline included. */
+    long end() {
+        return end;
+    }
+
+    /** Bytes of content of the current line, newline excluded, even when it was not kept. */
+    long length() {
+        return length;
+    }
+
+    /** Whether the current line ended with a newline. */
+    boolean terminated() {
+        return terminated;
+    }
+
+    /** Whether the current line was longer than the limit; its content is then not available. */
+    boolean oversize() {
+        return oversize;
+    }
+
+    /** The buffer holding the current line's content, valid until the next call to {@link #next()}. */
+    byte[] bytes() {
+        return line;
+    }
+
+    /** Number of content bytes in {@link #bytes()}. */
+    int size() {
+        return lineLen;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.funes.ingest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** Shortening and cleaning of log text, so a memory stays small enough to be an answer. */
+final class Text {
+
+    private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-?]*[ -/]*[@-~]|\u001B\\][^\u0007\u001B]*(\u0007|\u001B\\\\)");
+    private static final Pattern MANY_BLANK_LINES = Pattern.compile("\n[ \t]*\n(?:[ \t]*\n)+");
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    /** Lines made only of box-drawing characters: frames of hook and CLI output, noise for search. */
+    private static final Pattern FRAME_LINE = Pattern.compile("[\\s\u2500-\u257F]*");
+    static final String ELLIPSIS = "\u2026";
+
+    private Text() {
+    }
+
+    /** Whether {@code s} is null or has only whitespace. */
+    static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    /**
+     * At most {@code max} characters: the head and the tail of a longer text, joined by a marker
+     * that says how much was left out. The tail is kept because agents and tools put conclusions
+     * and errors last.
+     */
+    static String headTail(String s, int max) {
+        if (s.length() <= max) {
+            return s;
+        }
+        String marker = " " + ELLIPSIS + " [" + (s.length() - max) + " chars omitted] " + ELLIPSIS + " ";
+        int room = Math.max(0, max - marker.length());
+        int head = room * 3 / 4;
+        int tail = room - head;
+        return s.substring(0, safeEnd(s, head)).stripTrailing() + marker
+                + s.substring(safeStart(s, s.length() - tail)).stripLeading();
+    }
+
+    /** The first {@code max} characters, with an ellipsis when cut. */
+    static String head(String s, int max) {
+        if (s.length() <= max) {
+            return s;
+        }
+        return s.substring(0, safeEnd(s, Math.max(0, max - 1))).stripTrailing() + ELLIPSIS;
+    }
+
+    /** Whitespace runs (newlines included) collapsed to one space, then cut to {@code max}. */
+    static String oneLine(String s, int max) {
+        return head(WHITESPACE.matcher(s).replaceAll(" ").strip(), max);
+    }
+
+    /** Without terminal escape sequences, carriage returns and runs of blank lines. */
+    static String clean(String s) {
+        String t = s.indexOf('\u001B') >= 0 ? ANSI.matcher(s).replaceAll("") : s;
+        t = t.replace("\r\n", "\n").replace('\r', '\n').replace('\u00A0', ' ');
+        return MANY_BLANK_LINES.matcher(t).replaceAll("\n\n").strip();
+    }
+
+    /** The non-blank lines of {@code s} that are not only a frame drawn with box characters. */
+    static List<String> meaningfulLines(String s) {
+        List<String> lines = new ArrayList<>();
+        for (String line : clean(s).split("\n", -1)) {
+            if (!line.isBlank() && !FRAME_LINE.matcher(line).matches()) {
+                lines.add(line.stripTrailing());
+            }
+        }
+        return lines;
+    }
+
+    private static int safeEnd(String s, int end) {
+        return end > 0 && end < s.length() && Character.isHighSurrogate(s.charAt(end - 1)) ? end - 1 : end;
+    }
+
+    private static int safeStart(String s, int start) {
+        return start > 0 && start < s.length() && Character.isLowSurrogate(s.charAt(start)) ? start + 1 : start;
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * Reading coding-agent session logs into memories.
+ *
+ * <p>{@link dev.funes.ingest.Indexer} walks log files and folders (by default
+ * {@link dev.funes.ingest.AgentLogs#defaultRoots()}), picks each file's
+ * {@link dev.funes.ingest.LogFormat}, and stores the memories it reads in a
+ * {@link dev.funes.MemoryStore} together with the file's checkpoint, so unchanged files are
+ * skipped next time. Bad input never throws: it becomes {@link dev.funes.ingest.IndexProblem}s
+ * in the {@link dev.funes.ingest.IndexReport}. Formats are plug-ins
+ * ({@link java.util.ServiceLoader}); Claude Code is built in. What each record of each format
+ * becomes is written down in docs/FORMATS.md.
+ */
+package dev.funes.ingest;

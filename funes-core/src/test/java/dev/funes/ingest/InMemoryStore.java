@@ -1,0 +1,127 @@
+package dev.funes.ingest;
+
+import dev.funes.AddResult;
+import dev.funes.Memory;
+import dev.funes.MemoryStore;
+import dev.funes.ScoreParts;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.SourceState;
+import dev.funes.StoreException;
+import dev.funes.StoreStats;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A plain map behind the {@link MemoryStore} contract, for the Indexer's bookkeeping tests only
+ * (walking, checkpoints, batches). The real store (SQLite, embeddings) lives in funes-store,
+ * which funes-core cannot depend on; the Indexer is tested against it there. This class keeps
+ * the contract's parts the Indexer relies on: idempotent adds by id, checkpoints stored
+ * atomically with their batch, all-or-nothing failure.
+ */
+final class InMemoryStore implements MemoryStore {
+
+    /** One addAll call as the store saw it. */
+    record Call(int memories, SourceState source) {
+    }
+
+    private final Map<String, Memory> memories = new LinkedHashMap<>();
+    private final Set<String> embedded = new HashSet<>();
+    private final Map<Path, SourceState> sources = new LinkedHashMap<>();
+    final List<Call> calls = new ArrayList<>();
+    /** When positive, the n-th next addAll call fails (1 = the next one), storing nothing. */
+    int failOnCall;
+    private boolean closed;
+
+    @Override
+    public synchronized AddResult addAll(Collection<Memory> batch, SourceState source) {
+        check();
+        calls.add(new Call(batch.size(), source));
+        if (failOnCall > 0 && --failOnCall == 0) {
+            throw new StoreException("disk full (simulated)");
+        }
+        int added = 0;
+        int unchanged = 0;
+        int newTexts = 0;
+        for (Memory m : batch) {
+            if (memories.putIfAbsent(m.id(), m) == null) {
+                added++;
+                if (embedded.add(m.contentHash())) {
+                    newTexts++;
+                }
+            } else {
+                unchanged++;
+            }
+        }
+        if (source != null) {
+            sources.put(source.path(), source);
+        }
+        return new AddResult(added, unchanged, newTexts);
+    }
+
+    @Override
+    public synchronized Optional<SourceState> source(Path file) {
+        check();
+        return Optional.ofNullable(sources.get(file.toAbsolutePath().normalize()));
+    }
+
+    @Override
+    public synchronized List<SearchHit> search(SearchRequest request) {
+        check();
+        String q = request.query().toLowerCase(Locale.ROOT);
+        List<SearchHit> hits = new ArrayList<>();
+        for (Memory m : memories.values()) {
+            if (request.matches(m) && m.text().toLowerCase(Locale.ROOT).contains(q) && hits.size() < request.limit()) {
+                hits.add(new SearchHit(m, 1.0, new ScoreParts(0, Double.NaN, 1, 1.0, 1.0)));
+            }
+        }
+        return hits;
+    }
+
+    @Override
+    public synchronized Optional<Memory> get(String id) {
+        check();
+        return Optional.ofNullable(memories.get(id));
+    }
+
+    @Override
+    public synchronized boolean delete(String id) {
+        check();
+        return memories.remove(id) != null;
+    }
+
+    @Override
+    public synchronized StoreStats stats() {
+        check();
+        return new StoreStats(memories.size(), memories.values().stream().map(Memory::session).distinct().count(),
+                sources.size(), embedded.size(), Map.of(), Map.of(), "none", 0, 0, 0);
+    }
+
+    synchronized List<Memory> all() {
+        return List.copyOf(memories.values());
+    }
+
+    synchronized Map<Path, SourceState> sources() {
+        return Map.copyOf(sources);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("store is closed");
+        }
+    }
+}
