@@ -217,8 +217,12 @@ final class AnnGraph implements Closeable {
                     out.writeLong(id);
                 }
             }
-            var builder = new GraphIndexBuilder(BuildScoreProvider.randomAccessScoreProvider(values, SIMILARITY),
-                    dimension, MAX_DEGREE, BEAM_WIDTH, NEIGHBOR_OVERFLOW, ALPHA, true);
+            GraphIndexBuilder builder = GraphIndexBuilder
+                    .builder(BuildScoreProvider.randomAccessScoreProvider(values, SIMILARITY), dimension, MAX_DEGREE)
+                    .withBeamWidth(BEAM_WIDTH)
+                    .withNeighborOverflow(NEIGHBOR_OVERFLOW)
+                    .withAlpha(ALPHA)
+                    .build();
             try (builder) {
                 ImmutableGraphIndex graph = builder.build(values);
                 try (var writer = new OnDiskGraphIndexWriter.Builder(graph, temp)

@@ -254,10 +254,6 @@ final class AnnIndex implements AutoCloseable {
         return state.graphSize();
     }
 
-    int freshSize() {
-        return state.fresh().size();
-    }
-
     /** Size of the index file, 0 when there is none. */
     long fileBytes() {
         try {

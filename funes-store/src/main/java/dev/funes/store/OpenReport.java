@@ -28,7 +28,8 @@ public record OpenReport(boolean created, int schemaVersionFound, int schemaVers
         if (schemaVersionFound != 0 && schemaVersionFound != schemaVersion) {
             s.append(" (migrated from v").append(schemaVersionFound).append(')');
         }
-        s.append(indexRebuilt ? ", index rebuilt (" + indexReason + ")" : ", index loaded")
+        s.append(indexRebuilt ? ", index rebuilt (" + indexReason + ")"
+                : graphVectors + freshVectors == 0 ? ", no vectors yet" : ", index loaded")
          .append(": ").append(graphVectors).append(" vectors in graph, ").append(freshVectors).append(" fresh, ")
          .append(indexTime.toMillis()).append(" ms");
         return s.toString();

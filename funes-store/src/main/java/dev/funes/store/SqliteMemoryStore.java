@@ -824,7 +824,7 @@ final class SqliteMemoryStore implements MemoryStore {
             }
             closed = true;
             if (ann.dirty()) {
-                rebuildIndex("closing with " + ann.freshSize() + " fresh vectors");
+                rebuildIndex("closing; vectors were added or deleted since it was built");
             }
             try {
                 ann.close();
