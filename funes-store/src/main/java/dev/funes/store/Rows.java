@@ -1,0 +1,160 @@
+package dev.funes.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.Provenance;
+import dev.funes.SourceState;
+import dev.funes.StoreException;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+
+/** Converts memories, checkpoints, instants and vectors to and from their SQLite columns. */
+final class Rows {
+
+    /** The memory columns, in the order {@link #memory(ResultSet)} reads them. */
+    static final String MEMORY_COLUMNS = "m.seq, m.id, m.kind, m.text, m.started_at, m.ended_at, m.agent, m.project,"
+            + " m.session, m.source_path, m.line_start, m.line_end, m.byte_start, m.byte_end, m.record_ids,"
+            + " m.metadata, m.vector_id";
+
+    static final String INSERT_MEMORY = "INSERT OR IGNORE INTO memories (id, kind, text, started_at, ended_at,"
+            + " agent, project, session, source_path, line_start, line_end, byte_start, byte_end, record_ids,"
+            + " metadata, content_hash, vector_id, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+    static final String UPSERT_SOURCE = "INSERT OR REPLACE INTO sources (path, size, last_modified, indexed_bytes,"
+            + " indexed_lines, head_fingerprint, format, indexed_at) VALUES (?,?,?,?,?,?,?,?)";
+
+    static final String SOURCE_COLUMNS = "path, size, last_modified, indexed_bytes, indexed_lines,"
+            + " head_fingerprint, format, indexed_at";
+
+    /*
+     * Fixed width, always nine fraction digits, UTC: the text sorts like the instant (for years
+     * 0 to 9999), so time filters and min/max work in SQL, and it parses back to the exact instant.
+     */
+    private static final DateTimeFormatter INSTANT_TEXT =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'").withZone(ZoneOffset.UTC);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() { };
+    private static final TypeReference<Map<String, String>> STRING_MAP = new TypeReference<>() { };
+
+    private Rows() {
+    }
+
+    /** A memory with its row number and vector id, as read from the memories table. */
+    record StoredMemory(long seq, long vectorId, Memory memory) {
+    }
+
+    static String instant(Instant instant) {
+        return instant == null ? null : INSTANT_TEXT.format(instant);
+    }
+
+    static Instant instant(String text) {
+        return text == null ? null : Instant.parse(text);
+    }
+
+    /** Binds the 18 parameters of {@link #INSERT_MEMORY}. */
+    static void bindMemory(PreparedStatement ps, Memory m, long vectorId, Instant now) throws SQLException {
+        ps.setString(1, m.id());
+        ps.setString(2, m.kind().label());
+        ps.setString(3, m.text());
+        ps.setString(4, instant(m.startedAt()));
+        ps.setString(5, instant(m.endedAt()));
+        ps.setString(6, m.agent());
+        ps.setString(7, m.project());
+        ps.setString(8, m.session());
+        Provenance p = m.provenance();
+        if (p == null) {
+            for (int i = 9; i <= 14; i++) {
+                ps.setNull(i, i == 9 || i == 14 ? Types.VARCHAR : Types.INTEGER);
+            }
+        } else {
+            ps.setString(9, p.source().toString());
+            ps.setInt(10, p.lineStart());
+            ps.setInt(11, p.lineEnd());
+            ps.setLong(12, p.byteStart());
+            ps.setLong(13, p.byteEnd());
+            ps.setString(14, json(p.recordIds()));
+        }
+        ps.setString(15, json(m.metadata()));
+        ps.setString(16, m.contentHash());
+        ps.setLong(17, vectorId);
+        ps.setString(18, instant(now));
+    }
+
+    /** Reads a row selected with {@link #MEMORY_COLUMNS}. */
+    static StoredMemory memory(ResultSet rs) throws SQLException {
+        long seq = rs.getLong(1);
+        String id = rs.getString(2);
+        try {
+            Provenance provenance = null;
+            String source = rs.getString(10);
+            if (source != null) {
+                provenance = new Provenance(Path.of(source), rs.getInt(11), rs.getInt(12), rs.getLong(13),
+                        rs.getLong(14), JSON.readValue(rs.getString(15), STRING_LIST));
+            }
+            Memory memory = new Memory(id, MemoryKind.fromLabel(rs.getString(3)), rs.getString(4),
+                    instant(rs.getString(5)), instant(rs.getString(6)), rs.getString(7), rs.getString(8),
+                    rs.getString(9), provenance, JSON.readValue(rs.getString(16), STRING_MAP));
+            return new StoredMemory(seq, rs.getLong(17), memory);
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw new StoreException("memory " + id + " (row " + seq + ") cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    static void bindSource(PreparedStatement ps, SourceState s) throws SQLException {
+        ps.setString(1, s.path().toString());
+        ps.setLong(2, s.size());
+        ps.setString(3, instant(s.lastModified()));
+        ps.setLong(4, s.indexedBytes());
+        ps.setLong(5, s.indexedLines());
+        ps.setString(6, s.headFingerprint());
+        ps.setString(7, s.format());
+        ps.setString(8, instant(s.indexedAt()));
+    }
+
+    /** Reads a row selected with {@link #SOURCE_COLUMNS}. */
+    static SourceState source(ResultSet rs) throws SQLException {
+        return new SourceState(Path.of(rs.getString(1)), rs.getLong(2), instant(rs.getString(3)), rs.getLong(4),
+                rs.getLong(5), rs.getString(6), rs.getString(7), instant(rs.getString(8)));
+    }
+
+    /** float32, little-endian: the layout of the {@code vectors.embedding} BLOB. */
+    static byte[] vectorBytes(float[] vector) {
+        ByteBuffer buffer = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.asFloatBuffer().put(vector);
+        return buffer.array();
+    }
+
+    static float[] vector(byte[] bytes, int dimension, long vectorId) {
+        if (bytes == null || bytes.length != dimension * Float.BYTES) {
+            throw new StoreException("vector " + vectorId + " has " + (bytes == null ? 0 : bytes.length)
+                    + " bytes, expected " + dimension * Float.BYTES + " (dimension " + dimension + "): the store is"
+                    + " damaged; re-index into a new store");
+        }
+        float[] vector = new float[dimension];
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
+        return vector;
+    }
+
+    private static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("lists and maps of strings always serialize", e);
+        }
+    }
+}

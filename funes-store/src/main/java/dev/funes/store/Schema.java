@@ -1,0 +1,160 @@
+package dev.funes.store;
+
+import dev.funes.StoreException;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The SQLite schema, versioned with {@code PRAGMA user_version} and upgraded by ordered
+ * migrations. Migration {@code n} turns a version {@code n - 1} database into version {@code n};
+ * each runs in its own transaction together with the version bump, so a crash leaves the store at
+ * one version or the next, never between. docs/STORE-FORMAT.md describes every table.
+ */
+final class Schema {
+
+    /** A step from {@code version - 1} to {@code version}. */
+    record Migration(int version, String description, List<String> statements) {
+    }
+
+    static final List<Migration> MIGRATIONS = List.of(
+            new Migration(1, "memories, sessions, sources, vectors, FTS5 and meta", List.of(
+                    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                    // AUTOINCREMENT: vector ids are never reused, so the ANN file's "max vector id
+                    // covered" stays meaningful after deletions.
+                    """
+                    CREATE TABLE vectors (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      content_hash TEXT NOT NULL UNIQUE,
+                      embedding BLOB NOT NULL
+                    )""",
+                    """
+                    CREATE TABLE memories (
+                      seq INTEGER PRIMARY KEY,
+                      id TEXT NOT NULL UNIQUE,
+                      kind TEXT NOT NULL,
+                      text TEXT NOT NULL,
+                      started_at TEXT,
+                      ended_at TEXT,
+                      agent TEXT NOT NULL,
+                      project TEXT,
+                      session TEXT,
+                      source_path TEXT,
+                      line_start INTEGER,
+                      line_end INTEGER,
+                      byte_start INTEGER,
+                      byte_end INTEGER,
+                      record_ids TEXT,
+                      metadata TEXT NOT NULL,
+                      content_hash TEXT NOT NULL,
+                      vector_id INTEGER NOT NULL REFERENCES vectors(id),
+                      added_at TEXT NOT NULL
+                    )""",
+                    "CREATE INDEX memories_vector ON memories(vector_id)",
+                    "CREATE INDEX memories_agent_session ON memories(agent, session)",
+                    "CREATE INDEX memories_session ON memories(session)",
+                    "CREATE INDEX memories_project ON memories(project)",
+                    "CREATE INDEX memories_source ON memories(source_path)",
+                    "CREATE INDEX memories_time ON memories(coalesce(ended_at, started_at))",
+                    """
+                    CREATE VIRTUAL TABLE memories_fts USING fts5(
+                      text, content='memories', content_rowid='seq',
+                      tokenize='porter unicode61 remove_diacritics 2'
+                    )""",
+                    """
+                    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+                      INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text);
+                    END""",
+                    """
+                    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+                      INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+                    END""",
+                    """
+                    CREATE TRIGGER memories_fts_update AFTER UPDATE OF text ON memories BEGIN
+                      INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+                      INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text);
+                    END""",
+                    """
+                    CREATE TABLE sessions (
+                      agent TEXT NOT NULL,
+                      session TEXT NOT NULL,
+                      project TEXT,
+                      first_at TEXT,
+                      last_at TEXT,
+                      memories INTEGER NOT NULL,
+                      PRIMARY KEY (agent, session)
+                    ) WITHOUT ROWID""",
+                    """
+                    CREATE TABLE sources (
+                      path TEXT PRIMARY KEY,
+                      size INTEGER NOT NULL,
+                      last_modified TEXT NOT NULL,
+                      indexed_bytes INTEGER NOT NULL,
+                      indexed_lines INTEGER NOT NULL,
+                      head_fingerprint TEXT NOT NULL,
+                      format TEXT NOT NULL,
+                      indexed_at TEXT NOT NULL
+                    ) WITHOUT ROWID""")));
+
+    /** The schema version this code writes and the newest it can read. */
+    static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
+
+    private Schema() {
+    }
+
+    /** The database's {@code user_version}. */
+    static int version(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); var rs = s.executeQuery("PRAGMA user_version")) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+
+    /**
+     * Brings the database up to {@link #CURRENT_VERSION}. The connection must be in auto-commit
+     * mode; every migration commits on its own.
+     *
+     * @return the version found before migrating
+     * @throws StoreException if the database was written by a newer Funes, or is not a Funes
+     *                        store at all
+     */
+    static int migrate(Connection connection, Path file) throws SQLException {
+        int found = version(connection);
+        if (found > CURRENT_VERSION) {
+            throw new StoreException("the store " + file + " was written by a newer Funes (schema version " + found
+                    + "; this Funes reads up to version " + CURRENT_VERSION + "): upgrade Funes to open it");
+        }
+        if (found == 0 && hasTables(connection)) {
+            throw new StoreException(file + " is a SQLite database but not a Funes store (it has tables but no"
+                    + " Funes schema version): open an empty or new directory instead");
+        }
+        for (Migration migration : MIGRATIONS) {
+            if (migration.version() <= found) {
+                continue;
+            }
+            connection.setAutoCommit(false);
+            try (Statement s = connection.createStatement()) {
+                for (String sql : migration.statements()) {
+                    s.execute(sql);
+                }
+                s.execute("PRAGMA user_version = " + migration.version());
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+        return found;
+    }
+
+    private static boolean hasTables(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+             var rs = s.executeQuery("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")) {
+            return rs.next() && rs.getInt(1) > 0;
+        }
+    }
+}

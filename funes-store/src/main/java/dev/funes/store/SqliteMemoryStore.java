@@ -1,0 +1,867 @@
+package dev.funes.store;
+
+import dev.funes.AddResult;
+import dev.funes.Embedder;
+import dev.funes.EmbeddingException;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.SourceState;
+import dev.funes.StoreException;
+import dev.funes.StoreStats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The {@link MemoryStore} over one directory: SQLite ({@code funes.db}) as the source of truth and
+ * a derived JVector graph ({@code vectors.ann}); see docs/STORE-FORMAT.md.
+ *
+ * <p>Threads: one writer connection, used under {@link #writeLock}; searches and reads borrow one
+ * of a few read-only connections and run concurrently (WAL). Each search reads through one read
+ * transaction, so it sees one committed state of the database. {@link #lifecycle} makes
+ * {@link #close()} wait for operations in flight and fail the ones that start after.
+ */
+final class SqliteMemoryStore implements MemoryStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqliteMemoryStore.class);
+
+    static final String DATABASE_FILE = "funes.db";
+    static final String INDEX_FILE = "vectors.ann";
+    private static final int BUSY_TIMEOUT_MS = 10_000;
+    private static final int MAX_ATTEMPTS = 3;
+    private static final Duration STALE_TEMP_FILE_AGE = Duration.ofDays(1);
+
+    private final Path dir;
+    private final Path databaseFile;
+    private final Embedder embedder;
+    private final StoreOptions options;
+    private final String modelId;
+    private final int dimension;
+    private final Connection writer;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final List<Connection> readConnections;
+    private final BlockingQueue<Connection> idleReaders;
+    private final AnnIndex ann;
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+    private OpenReport openReport;
+
+    private SqliteMemoryStore(Path dir, Embedder embedder, StoreOptions options, Connection writer,
+                              List<Connection> readConnections, UUID storeId) {
+        this.dir = dir;
+        this.databaseFile = dir.resolve(DATABASE_FILE);
+        this.embedder = embedder;
+        this.options = options;
+        this.modelId = embedder.modelId();
+        this.dimension = embedder.dimension();
+        this.writer = writer;
+        this.readConnections = readConnections;
+        this.idleReaders = new ArrayBlockingQueue<>(readConnections.size(), false, readConnections);
+        this.ann = new AnnIndex(dir.resolve(INDEX_FILE), storeId, modelId, dimension, options.freshLimit());
+    }
+
+    /** Opens or creates the store in {@code dir}; see {@link FunesStore#open(Path, Embedder, StoreOptions)}. */
+    static SqliteMemoryStore open(Path dir, Embedder embedder, StoreOptions options) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(embedder, "embedder");
+        Objects.requireNonNull(options, "options");
+        Path directory = dir.toAbsolutePath().normalize();
+        Path file = directory.resolve(DATABASE_FILE);
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new StoreException("cannot create the store directory " + directory + ": " + e, e);
+        }
+        List<Connection> opened = new ArrayList<>();
+        try {
+            Connection writer = connect(file, false);
+            opened.add(writer);
+            int found = Schema.migrate(writer, file);
+            UUID storeId = checkMeta(writer, file, embedder, found == 0);
+            List<Connection> readers = new ArrayList<>();
+            for (int i = 0; i < options.readConnections(); i++) {
+                Connection reader = connect(file, true);
+                opened.add(reader);
+                readers.add(reader);
+            }
+            SqliteMemoryStore store = new SqliteMemoryStore(directory, embedder, options, writer, readers, storeId);
+            store.removeStaleTempFiles();
+            long started = System.nanoTime();
+            AnnIndex.Outcome outcome = store.ann.open(writer);
+            store.openReport = new OpenReport(found == 0, found, Schema.version(writer), outcome.rebuilt(),
+                    outcome.reason(), outcome.graphVectors(), outcome.freshVectors(),
+                    Duration.ofNanos(System.nanoTime() - started));
+            LOG.info("Opened Funes store {} ({}): {}", directory, store.modelId, store.openReport.summary());
+            return store;
+        } catch (SQLException | IOException | RuntimeException e) {
+            for (Connection c : opened) {
+                try {
+                    c.close();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            if (e instanceof StoreException se) {
+                throw se;
+            }
+            throw new StoreException("cannot open the store " + directory + ": " + message(e), e);
+        }
+    }
+
+    private static Connection connect(Path file, boolean readOnly) throws SQLException {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout(BUSY_TIMEOUT_MS);
+        config.enforceForeignKeys(true);
+        if (readOnly) {
+            config.setReadOnly(true);
+        } else {
+            config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+            // FULL: in WAL mode every commit is fsynced, so a batch that returned survives a power
+            // loss, as the MemoryStore contract promises. NORMAL would only survive a process
+            // crash. The cost is one fsync per addAll batch, small next to embedding its texts.
+            config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+            // IMMEDIATE: a write transaction takes the write lock when it begins, so two processes
+            // never deadlock upgrading read locks; busy_timeout makes the second one wait.
+            config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        }
+        return config.createConnection("jdbc:sqlite:" + file);
+    }
+
+    /** Records the model of a new store, or checks that the embedder matches the recorded one. */
+    private static UUID checkMeta(Connection db, Path file, Embedder embedder, boolean created) throws SQLException {
+        Map<String, String> meta = new HashMap<>();
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
+            while (rs.next()) {
+                meta.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        String recordedModel = meta.get("model_id");
+        if (recordedModel == null) {
+            UUID storeId = UUID.randomUUID();
+            try (PreparedStatement ps = db.prepareStatement("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)")) {
+                db.setAutoCommit(false);
+                for (String[] kv : new String[][] {
+                        {"model_id", embedder.modelId()},
+                        {"dimension", Integer.toString(embedder.dimension())},
+                        {"store_id", storeId.toString()},
+                        {"created_by", "funes-store " + version()},
+                        {"created_at", Instant.now().toString()}}) {
+                    ps.setString(1, kv[0]);
+                    ps.setString(2, kv[1]);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                db.commit();
+            } catch (SQLException | RuntimeException e) {
+                db.rollback();
+                throw e;
+            } finally {
+                db.setAutoCommit(true);
+            }
+            if (!created) {
+                LOG.warn("The store {} had no model recorded; recorded {}", file, embedder.modelId());
+            }
+            return storeId;
+        }
+        String recordedDimension = meta.get("dimension");
+        if (!recordedModel.equals(embedder.modelId())
+                || !String.valueOf(embedder.dimension()).equals(recordedDimension)) {
+            throw new StoreException("the store " + file.getParent() + " was built with the embedding model "
+                    + recordedModel + " (" + recordedDimension + " dimensions) but is being opened with "
+                    + embedder.modelId() + " (" + embedder.dimension() + " dimensions): open it with "
+                    + recordedModel + ", or re-index the logs into a new store to use " + embedder.modelId());
+        }
+        String storeId = meta.get("store_id");
+        try {
+            return UUID.fromString(storeId);
+        } catch (RuntimeException e) {
+            throw new StoreException("the store " + file + " has a damaged meta table (store_id " + storeId
+                    + "): re-index into a new store", e);
+        }
+    }
+
+    private static String version() {
+        try (InputStream in = SqliteMemoryStore.class.getResourceAsStream("version.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private void removeStaleTempFiles() {
+        // A crash while writing the index leaves a temporary file; a young one may belong to a
+        // rebuild running in another process right now.
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, INDEX_FILE + ".*.tmp")) {
+            Instant cutoff = Instant.now().minus(STALE_TEMP_FILE_AGE);
+            for (Path temp : temps) {
+                if (Files.getLastModifiedTime(temp).toInstant().isBefore(cutoff)) {
+                    Files.deleteIfExists(temp);
+                    LOG.info("Removed the stale temporary file {}", temp);
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("Cannot clean temporary files in {}: {}", dir, e.toString());
+        }
+    }
+
+    OpenReport openReport() {
+        return openReport;
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public AddResult addAll(Collection<Memory> memories, SourceState source) {
+        Objects.requireNonNull(memories, "memories");
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            writeLock.lock();
+            try {
+                return addLocked(memories, source);
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private AddResult addLocked(Collection<Memory> memories, SourceState source) {
+        Map<String, Memory> byId = new LinkedHashMap<>();
+        for (Memory m : memories) {
+            byId.putIfAbsent(Objects.requireNonNull(m, "memory").id(), m);
+        }
+        Map<String, float[]> embeddings = new HashMap<>(); // content hash -> vector, kept across attempts
+        int embedded = 0;
+        for (int attempt = 1; ; attempt++) {
+            List<Memory> candidates;
+            Map<String, String> missing = new LinkedHashMap<>(); // content hash -> text
+            try {
+                candidates = new ArrayList<>();
+                try (PreparedStatement memoryExists = writer.prepareStatement("SELECT 1 FROM memories WHERE id = ?");
+                     PreparedStatement vectorExists = writer.prepareStatement(
+                             "SELECT 1 FROM vectors WHERE content_hash = ?")) {
+                    for (Memory m : byId.values()) {
+                        if (exists(memoryExists, m.id())) {
+                            continue;
+                        }
+                        candidates.add(m);
+                        String hash = m.contentHash();
+                        if (!embeddings.containsKey(hash) && !missing.containsKey(hash) && !exists(vectorExists, hash)) {
+                            missing.put(hash, m.text());
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                throw new StoreException("cannot read the store " + dir + ": " + message(e), e);
+            }
+            embedded += embed(missing, embeddings);
+            Optional<Committed> committed = commit(candidates, embeddings, source);
+            if (committed.isPresent()) {
+                Committed c = committed.get();
+                afterCommit(c.newVectors());
+                return new AddResult(c.added(), memories.size() - c.added(), embedded);
+            }
+            if (attempt == MAX_ATTEMPTS) {
+                throw new StoreException("cannot add to the store " + dir + ": vectors kept disappearing while"
+                        + " adding (another process is deleting from this store?); nothing was stored");
+            }
+            LOG.debug("A vector was deleted concurrently; retrying addAll (attempt {})", attempt);
+        }
+    }
+
+    private static boolean exists(PreparedStatement ps, String key) throws SQLException {
+        ps.setString(1, key);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    /** Embeds the texts, checks the vectors and adds them to {@code embeddings}; returns how many. */
+    private int embed(Map<String, String> missing, Map<String, float[]> embeddings) {
+        if (missing.isEmpty()) {
+            return 0;
+        }
+        List<String> hashes = new ArrayList<>(missing.keySet());
+        List<float[]> vectors = embedder.embedDocuments(new ArrayList<>(missing.values()));
+        if (vectors == null || vectors.size() != hashes.size()) {
+            throw new EmbeddingException("the embedder " + modelId + " returned " + (vectors == null ? 0 : vectors.size())
+                    + " vectors for " + hashes.size() + " texts");
+        }
+        for (int i = 0; i < hashes.size(); i++) {
+            embeddings.put(hashes.get(i), checkVector(vectors.get(i)));
+        }
+        return hashes.size();
+    }
+
+    private float[] checkVector(float[] vector) {
+        if (vector == null || vector.length != dimension) {
+            throw new EmbeddingException("the embedder " + modelId + " returned a vector of length "
+                    + (vector == null ? 0 : vector.length) + ", expected " + dimension);
+        }
+        for (float f : vector) {
+            if (!Float.isFinite(f)) {
+                throw new EmbeddingException("the embedder " + modelId + " returned a vector with " + f);
+            }
+        }
+        return vector;
+    }
+
+    private record Committed(int added, List<AnnIndex.Entry> newVectors) {
+    }
+
+    /**
+     * Writes the memories, their missing vectors, their sessions and the checkpoint in one
+     * transaction. Empty when a vector the memories need vanished (deleted by another process)
+     * after it was looked up; nothing is written then and the caller retries.
+     */
+    private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source) {
+        try {
+            writer.setAutoCommit(false);
+            try {
+                Optional<Committed> result = write(memories, embeddings, source);
+                if (result.isPresent()) {
+                    writer.commit();
+                } else {
+                    writer.rollback();
+                }
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                writer.rollback();
+                throw e;
+            } finally {
+                writer.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot write to the store " + dir + " (nothing of this batch was stored): "
+                    + message(e), e);
+        }
+    }
+
+    private Optional<Committed> write(List<Memory> memories, Map<String, float[]> embeddings, SourceState source)
+            throws SQLException {
+        Map<String, Long> vectorIds = new HashMap<>();
+        List<AnnIndex.Entry> newVectors = new ArrayList<>();
+        Set<List<String>> sessions = new LinkedHashSet<>();
+        int added = 0;
+        Instant now = Instant.now();
+        try (PreparedStatement findVector = writer.prepareStatement("SELECT id FROM vectors WHERE content_hash = ?");
+             PreparedStatement insertVector = writer.prepareStatement(
+                     "INSERT INTO vectors (content_hash, embedding) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
+             PreparedStatement insertMemory = writer.prepareStatement(Rows.INSERT_MEMORY)) {
+            for (Memory m : memories) {
+                String hash = m.contentHash();
+                Long vectorId = vectorIds.get(hash);
+                if (vectorId == null) {
+                    findVector.setString(1, hash);
+                    try (ResultSet rs = findVector.executeQuery()) {
+                        vectorId = rs.next() ? rs.getLong(1) : null;
+                    }
+                    if (vectorId == null) {
+                        float[] vector = embeddings.get(hash);
+                        if (vector == null) {
+                            return Optional.empty();
+                        }
+                        insertVector.setString(1, hash);
+                        insertVector.setBytes(2, Rows.vectorBytes(vector));
+                        insertVector.executeUpdate();
+                        try (ResultSet keys = insertVector.getGeneratedKeys()) {
+                            keys.next();
+                            vectorId = keys.getLong(1);
+                        }
+                        newVectors.add(new AnnIndex.Entry(vectorId, vector));
+                    }
+                    vectorIds.put(hash, vectorId);
+                }
+                Rows.bindMemory(insertMemory, m, vectorId, now);
+                if (insertMemory.executeUpdate() == 1) {
+                    added++;
+                    if (m.session() != null) {
+                        sessions.add(List.of(m.agent(), m.session()));
+                    }
+                }
+            }
+        }
+        for (List<String> session : sessions) {
+            refreshSession(session.get(0), session.get(1));
+        }
+        if (source != null) {
+            try (PreparedStatement ps = writer.prepareStatement(Rows.UPSERT_SOURCE)) {
+                Rows.bindSource(ps, source);
+                ps.executeUpdate();
+            }
+        }
+        return Optional.of(new Committed(added, newVectors));
+    }
+
+    /** Recomputes a session's row from its memories; removes it when none is left. */
+    private void refreshSession(String agent, String session) throws SQLException {
+        try (PreparedStatement delete = writer.prepareStatement("DELETE FROM sessions WHERE agent = ? AND session = ?");
+             PreparedStatement insert = writer.prepareStatement("""
+                     INSERT INTO sessions (agent, session, project, first_at, last_at, memories)
+                     SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
+                            max(coalesce(ended_at, started_at)), count(*)
+                     FROM memories WHERE agent = ? AND session = ? GROUP BY agent, session""")) {
+            delete.setString(1, agent);
+            delete.setString(2, session);
+            delete.executeUpdate();
+            insert.setString(1, agent);
+            insert.setString(2, session);
+            insert.executeUpdate();
+        }
+    }
+
+    /** Tells the ANN index about committed vectors; rebuilds it when enough piled up. */
+    private void afterCommit(List<AnnIndex.Entry> newVectors) {
+        if (newVectors.isEmpty()) {
+            return;
+        }
+        ann.added(newVectors);
+        if (ann.needsRebuild()) {
+            rebuildIndex("too many fresh vectors");
+        }
+    }
+
+    private void rebuildIndex(String why) {
+        // The batch is committed: a failed rebuild must not fail the call. The fresh vectors are
+        // still searched exactly, and the next open rebuilds.
+        try {
+            long started = System.nanoTime();
+            ann.rebuild(writer);
+            LOG.info("Rebuilt the ANN index of {} ({}): {} vectors in {} ms", dir, why, ann.graphSize(),
+                    (System.nanoTime() - started) / 1_000_000);
+        } catch (SQLException | IOException | RuntimeException e) {
+            LOG.warn("Cannot rebuild the ANN index of {} ({}); searching recent vectors exactly meanwhile", dir,
+                    e.toString());
+        }
+    }
+
+    @Override
+    public boolean delete(String id) {
+        Objects.requireNonNull(id, "id");
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            writeLock.lock();
+            try {
+                return deleteLocked(id);
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private boolean deleteLocked(String id) {
+        long deletedVector = -1;
+        try {
+            writer.setAutoCommit(false);
+            try {
+                long seq;
+                long vectorId;
+                String agent;
+                String session;
+                try (PreparedStatement ps = writer.prepareStatement(
+                        "SELECT seq, vector_id, agent, session FROM memories WHERE id = ?")) {
+                    ps.setString(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            writer.rollback();
+                            return false;
+                        }
+                        seq = rs.getLong(1);
+                        vectorId = rs.getLong(2);
+                        agent = rs.getString(3);
+                        session = rs.getString(4);
+                    }
+                }
+                try (PreparedStatement ps = writer.prepareStatement("DELETE FROM memories WHERE seq = ?")) {
+                    ps.setLong(1, seq);
+                    ps.executeUpdate();
+                }
+                if (session != null) {
+                    refreshSession(agent, session);
+                }
+                // An embedding can give its text away; once no memory uses it, it goes too.
+                try (PreparedStatement ps = writer.prepareStatement(
+                        "DELETE FROM vectors WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE vector_id = ?)")) {
+                    ps.setLong(1, vectorId);
+                    ps.setLong(2, vectorId);
+                    if (ps.executeUpdate() == 1) {
+                        deletedVector = vectorId;
+                    }
+                }
+                writer.commit();
+            } catch (SQLException | RuntimeException e) {
+                writer.rollback();
+                throw e;
+            } finally {
+                writer.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot delete " + id + " from the store " + dir + ": " + message(e), e);
+        }
+        if (deletedVector >= 0) {
+            ann.removed(deletedVector);
+        }
+        return true;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @FunctionalInterface
+    private interface Read<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+
+    /** Runs {@code read} in one read transaction on a pooled read connection. */
+    private <T> T read(String what, Read<T> read) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            return readOpen(what, read);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** {@link #read} for a caller that already holds the lifecycle read lock. */
+    private <T> T readOpen(String what, Read<T> read) {
+        Connection c;
+        try {
+            c = idleReaders.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while waiting to " + what, e);
+        }
+        try {
+            c.setAutoCommit(false);
+            try {
+                return read.apply(c);
+            } finally {
+                c.rollback(); // ends the read transaction; nothing was written
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot " + what + " in the store " + dir + ": " + message(e), e);
+        } finally {
+            idleReaders.add(c);
+        }
+    }
+
+    @Override
+    public Optional<Memory> get(String id) {
+        Objects.requireNonNull(id, "id");
+        return read("read memory " + id, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.id = ?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(Rows.memory(rs).memory()) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public Optional<SourceState> source(Path file) {
+        Objects.requireNonNull(file, "file");
+        String path = file.toAbsolutePath().normalize().toString();
+        return read("read the checkpoint of " + path, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + Rows.SOURCE_COLUMNS + " FROM sources WHERE path = ?")) {
+                ps.setString(1, path);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(Rows.source(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public StoreStats stats() {
+        return read("compute statistics", c -> {
+            long memories = single(c, "SELECT count(*) FROM memories");
+            long sessions = single(c, "SELECT count(*) FROM sessions");
+            long sources = single(c, "SELECT count(*) FROM sources");
+            long vectors = single(c, "SELECT count(*) FROM vectors");
+            Map<String, Long> byAgent = grouped(c, "SELECT agent, count(*) FROM memories GROUP BY agent");
+            Map<String, Long> byKind = grouped(c, "SELECT kind, count(*) FROM memories GROUP BY kind");
+            long databaseBytes = 0;
+            for (String suffix : new String[] {"", "-wal", "-shm"}) {
+                Path p = dir.resolve(DATABASE_FILE + suffix);
+                try {
+                    databaseBytes += Files.exists(p) ? Files.size(p) : 0;
+                } catch (IOException e) {
+                    LOG.debug("Cannot size {}: {}", p, e.toString());
+                }
+            }
+            return new StoreStats(memories, sessions, sources, vectors, byAgent, byKind, modelId, dimension,
+                    databaseBytes, ann.fileBytes());
+        });
+    }
+
+    private static long single(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private static Map<String, Long> grouped(Connection c, String sql) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                counts.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return counts;
+    }
+
+    // ---------------------------------------------------------------- search
+
+    @Override
+    public List<SearchHit> search(SearchRequest request) {
+        Objects.requireNonNull(request, "request");
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            float[] query = embedder.embedQuery(request.query());
+            if (query == null || query.length != dimension) {
+                throw new EmbeddingException("the embedder " + modelId + " returned a query vector of length "
+                        + (query == null ? 0 : query.length) + ", expected " + dimension);
+            }
+            int k = Math.max(options.candidates(), 10 * request.limit());
+            return readOpen("search", c -> search(c, request, query, k));
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private List<SearchHit> search(Connection c, SearchRequest request, float[] query, int k) throws SQLException {
+        if (AnnIndex.maxVectorId(c) > ann.maxKnownId()) {
+            ann.catchUp(c); // vectors another process (or this one, a moment ago) committed
+        }
+        Filter filter = Filter.of(request);
+        VectorIdSet allowed = filter.isEmpty() ? null : allowedVectors(c, filter);
+        Fusion fusion = new Fusion();
+
+        if (allowed == null || allowed.size() > 0) {
+            int rank = 0;
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id = ? ORDER BY m.seq")) {
+                for (AnnGraph.Scored hit : ann.search(query, k, allowed)) {
+                    ps.setLong(1, hit.vectorId());
+                    boolean any = false;
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            Memory m = Rows.memory(rs).memory();
+                            if (request.matches(m)) {
+                                if (!any) {
+                                    any = true;
+                                    rank++;
+                                }
+                                fusion.dense(m, rank, hit.similarity());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        Optional<String> match = FtsQuery.of(request.query());
+        if (match.isPresent()) {
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + ", bm25(memories_fts) FROM memories_fts"
+                    + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?" + filter.sql()
+                    + " ORDER BY bm25(memories_fts) LIMIT ?";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                ps.setString(i++, match.get());
+                i = filter.bind(ps, i);
+                ps.setInt(i, k);
+                int rank = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Memory m = Rows.memory(rs).memory();
+                        if (request.matches(m)) {
+                            // FTS5's bm25() is lower-is-better; ScoreParts wants higher-is-better.
+                            fusion.lexical(m, ++rank, -rs.getDouble(18));
+                        }
+                    }
+                }
+            }
+        }
+        return fusion.top(request.limit());
+    }
+
+    private static VectorIdSet allowedVectors(Connection c, Filter filter) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT DISTINCT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
+            filter.bind(ps, 1);
+            long[] ids = new long[64];
+            int n = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (n == ids.length) {
+                        ids = java.util.Arrays.copyOf(ids, n * 2);
+                    }
+                    ids[n++] = rs.getLong(1);
+                }
+            }
+            return VectorIdSet.of(ids, n);
+        }
+    }
+
+    /**
+     * The request's filters as SQL over {@code memories m}: the same conditions as
+     * {@link SearchRequest#matches}, which is still applied to every candidate.
+     */
+    private record Filter(String sql, List<String> params) {
+
+        static Filter of(SearchRequest r) {
+            StringBuilder sql = new StringBuilder();
+            List<String> params = new ArrayList<>();
+            if (r.project() != null) {
+                sql.append(" AND m.project = ?");
+                params.add(r.project());
+            }
+            if (r.agent() != null) {
+                sql.append(" AND m.agent = ?");
+                params.add(r.agent());
+            }
+            if (r.session() != null) {
+                sql.append(" AND m.session = ?");
+                params.add(r.session());
+            }
+            if (!r.kinds().isEmpty()) {
+                sql.append(" AND m.kind IN (");
+                String sep = "";
+                for (MemoryKind kind : MemoryKind.values()) {
+                    if (r.kinds().contains(kind)) {
+                        sql.append(sep).append('?');
+                        params.add(kind.label());
+                        sep = ", ";
+                    }
+                }
+                sql.append(')');
+            }
+            if (r.after() != null) {
+                sql.append(" AND coalesce(m.ended_at, m.started_at) >= ?");
+                params.add(Rows.instant(r.after()));
+            }
+            if (r.before() != null) {
+                sql.append(" AND coalesce(m.ended_at, m.started_at) < ?");
+                params.add(Rows.instant(r.before()));
+            }
+            return new Filter(sql.toString(), params);
+        }
+
+        boolean isEmpty() {
+            return params.isEmpty();
+        }
+
+        /** Binds the parameters from index {@code first}; returns the next free index. */
+        int bind(PreparedStatement ps, int first) throws SQLException {
+            int i = first;
+            for (String p : params) {
+                ps.setString(i++, p);
+            }
+            return i;
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the store " + dir + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        lifecycle.writeLock().lock(); // waits for operations in flight
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (ann.dirty()) {
+                rebuildIndex("closing; vectors were added or deleted since it was built");
+            }
+            try {
+                ann.close();
+            } catch (IOException e) {
+                LOG.warn("Cannot close the ANN index of {}: {}", dir, e.toString());
+            }
+            for (Connection c : readConnections) {
+                closeQuietly(c);
+            }
+            closeQuietly(writer);
+            LOG.debug("Closed Funes store {}", dir);
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    private void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.warn("Cannot close a connection to {}: {}", databaseFile, e.toString());
+        }
+    }
+
+    private static String message(Exception e) {
+        String m = e.getMessage();
+        if (m != null && m.contains("SQLITE_BUSY")) {
+            return "the database is locked by another process (" + m + "); try again when it is done";
+        }
+        if (m != null && (m.contains("SQLITE_NOTADB") || m.contains("SQLITE_CORRUPT"))) {
+            return "the database is damaged or not a SQLite file (" + m + ")";
+        }
+        return m == null ? e.toString() : m;
+    }
+
+    @Override
+    public String toString() {
+        return "FunesStore[" + dir + ", " + modelId + ", " + ann + "]";
+    }
+}

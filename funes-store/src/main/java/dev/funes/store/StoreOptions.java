@@ -1,0 +1,78 @@
+package dev.funes.store;
+
+/**
+ * Tuning knobs of a {@link FunesStore}; the {@linkplain #defaults() defaults} suit stores of up
+ * to a few hundred thousand memories. Built with {@link #builder()}, validated on construction,
+ * immutable.
+ *
+ * @param candidates      the least number of candidates each retriever (dense and lexical)
+ *                        contributes before fusion; a search asks for
+ *                        {@code max(candidates, 10 * limit)} of each, because filters are applied
+ *                        to the candidates
+ * @param freshLimit      vectors added since the ANN graph was built are searched exactly; once
+ *                        there are more than {@code max(freshLimit, graphSize / 4)} of them, the
+ *                        graph is rebuilt and rewritten
+ * @param readConnections the number of SQLite connections searches read through concurrently
+ */
+public record StoreOptions(int candidates, int freshLimit, int readConnections) {
+
+    /** Validates the values. */
+    public StoreOptions {
+        if (candidates < 1) {
+            throw new IllegalArgumentException("candidates must be >= 1, was " + candidates);
+        }
+        if (freshLimit < 1) {
+            throw new IllegalArgumentException("freshLimit must be >= 1, was " + freshLimit);
+        }
+        if (readConnections < 1 || readConnections > 64) {
+            throw new IllegalArgumentException("readConnections must be between 1 and 64, was " + readConnections);
+        }
+    }
+
+    /** 100 candidates, a fresh limit of 1000 vectors, 4 read connections. */
+    public static StoreOptions defaults() {
+        return new StoreOptions(100, 1000, 4);
+    }
+
+    /** A builder that starts from the {@linkplain #defaults() defaults}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link StoreOptions}; not thread-safe. */
+    public static final class Builder {
+        private int candidates = defaults().candidates();
+        private int freshLimit = defaults().freshLimit();
+        private int readConnections = defaults().readConnections();
+
+        private Builder() {
+        }
+
+        /** The least number of candidates per retriever. */
+        public Builder candidates(int candidates) {
+            this.candidates = candidates;
+            return this;
+        }
+
+        /** The number of fresh (exactly searched) vectors that triggers a graph rebuild. */
+        public Builder freshLimit(int freshLimit) {
+            this.freshLimit = freshLimit;
+            return this;
+        }
+
+        /** The number of concurrent read connections. */
+        public Builder readConnections(int readConnections) {
+            this.readConnections = readConnections;
+            return this;
+        }
+
+        /**
+         * Builds the options.
+         *
+         * @throws IllegalArgumentException if a value is out of range
+         */
+        public StoreOptions build() {
+            return new StoreOptions(candidates, freshLimit, readConnections);
+        }
+    }
+}

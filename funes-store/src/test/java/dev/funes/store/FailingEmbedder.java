@@ -1,0 +1,51 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.EmbeddingException;
+
+import java.util.List;
+
+/**
+ * A real embedder that fails, as a model can, on texts containing a marker: lets tests break a
+ * batch half-way through. Every other text goes to the real model. Does not close the delegate.
+ */
+final class FailingEmbedder implements Embedder {
+
+    static final String MARKER = "UNEMBEDDABLE";
+
+    private final Embedder delegate;
+
+    FailingEmbedder(Embedder delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public String modelId() {
+        return delegate.modelId();
+    }
+
+    @Override
+    public int dimension() {
+        return delegate.dimension();
+    }
+
+    @Override
+    public List<float[]> embedDocuments(List<String> texts) {
+        for (String text : texts) {
+            if (text.contains(MARKER)) {
+                throw new EmbeddingException("cannot embed a text containing " + MARKER);
+            }
+        }
+        return delegate.embedDocuments(texts);
+    }
+
+    @Override
+    public float[] embedQuery(String query) {
+        return delegate.embedQuery(query);
+    }
+
+    @Override
+    public void close() {
+        // the delegate belongs to the test class
+    }
+}

@@ -1,0 +1,389 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.SourceState;
+import dev.funes.StoreException;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What is particular to {@link FunesStore}: its files, their recovery, versions, models, SQLite. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class FunesStoreTest {
+
+    private static final List<String> QUERIES = List.of(
+            "why did the build test the wrong branch in continuous integration",
+            "ERR_SSL_PROTOCOL_ERROR",
+            "container killed for using too much memory",
+            "python formatting rules");
+
+    private final TestCorpus corpus = TestCorpus.create();
+    private Embedder embedder;
+
+    @BeforeAll
+    void loadModel() {
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    void closeModel() {
+        if (embedder != null) {
+            embedder.close();
+        }
+    }
+
+    private MemoryStore open(Path dir) {
+        return FunesStore.open(dir, embedder);
+    }
+
+    /** Fills a new store with the corpus, records the answers to {@link #QUERIES}, closes it. */
+    private List<List<String>> createStore(Path dir) {
+        try (MemoryStore store = open(dir)) {
+            store.addAll(corpus.all());
+            return answers(store);
+        }
+    }
+
+    private static List<List<String>> answers(MemoryStore store) {
+        List<List<String>> answers = new ArrayList<>();
+        for (String q : QUERIES) {
+            answers.add(store.search(SearchRequest.builder(q).limit(5).build()).stream()
+                    .map(h -> h.memory().id() + " d" + h.parts().denseRank() + " l" + h.parts().lexicalRank()).toList());
+        }
+        return answers;
+    }
+
+    private static Path index(Path dir) {
+        return dir.resolve(SqliteMemoryStore.INDEX_FILE);
+    }
+
+    // ------------------------------------------------------------ files and reopening
+
+    @Test
+    void openCreatesTheDirectoryAndReportsANewStore(@TempDir Path tmp) {
+        Path dir = tmp.resolve("a/b/store");
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.created()).isTrue();
+            assertThat(report.schemaVersionFound()).isZero();
+            assertThat(report.schemaVersion()).isEqualTo(Schema.CURRENT_VERSION);
+            assertThat(report.indexRebuilt()).isFalse();
+            assertThat(report.summary()).contains("created store");
+        }
+        assertThat(dir.resolve(SqliteMemoryStore.DATABASE_FILE)).isRegularFile();
+        assertThat(index(dir)).doesNotExist(); // no vectors, no graph
+    }
+
+    @Test
+    void reopeningKeepsEverythingAndAnswersAlike(@TempDir Path dir) {
+        List<List<String>> before = createStore(dir);
+        assertThat(index(dir)).isRegularFile();
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.created()).isFalse();
+            assertThat(report.indexRebuilt()).isFalse();
+            assertThat(report.graphVectors()).isEqualTo(corpus.size());
+            assertThat(report.freshVectors()).isZero();
+            for (Memory m : corpus.all()) {
+                assertThat(store.get(m.id())).contains(m);
+            }
+            assertThat(answers(store)).isEqualTo(before);
+            assertThat(store.stats().indexBytes()).isEqualTo(Files.size(index(dir)));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void aDeletedIndexFileIsRebuiltAndFindsTheSameHits(@TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        Files.delete(index(dir));
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).isTrue();
+            assertThat(report.indexReason()).isEqualTo("index file missing");
+            assertThat(report.graphVectors()).isEqualTo(corpus.size());
+            assertThat(answers(store)).isEqualTo(before);
+        }
+        assertThat(index(dir)).isRegularFile();
+    }
+
+    /** Damage at several places: header, id map, graph; truncation; garbage; another format version. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "header,     header checksum mismatch",
+            "version,    index format version",
+            "id-map,     index file checksum mismatch",
+            "graph,      index file checksum mismatch",
+            "last-byte,  index file checksum mismatch",
+            "truncated,  truncated",
+            "garbage,    not a Funes index file",
+            "empty,      truncated"})
+    void aDamagedIndexFileIsRebuiltNeverTrusted(String damage, String reason, @TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        Path file = index(dir);
+        long size = Files.size(file);
+        switch (damage) {
+            case "header" -> flipByte(file, 30);
+            case "version" -> flipByte(file, 11);
+            case "id-map" -> flipByte(file, 100);
+            case "graph" -> flipByte(file, size / 2);
+            case "last-byte" -> flipByte(file, size - 1);
+            case "truncated" -> truncate(file, size - size / 3);
+            case "garbage" -> Files.write(file, "not an index at all, just some text".repeat(100).getBytes());
+            case "empty" -> truncate(file, 0);
+            default -> throw new IllegalArgumentException(damage);
+        }
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isTrue();
+            assertThat(report.indexReason()).contains(reason);
+            assertThat(answers(store)).isEqualTo(before);
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // the rewritten file is good
+        }
+    }
+
+    private static void flipByte(Path file, long position) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, position);
+            b.flip();
+            b.put(0, (byte) (b.get(0) ^ 0x5A));
+            ch.write(b, position);
+        }
+    }
+
+    private static void truncate(Path file, long size) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(size);
+        }
+    }
+
+    @Test
+    void anIndexOlderThanTheLatestAdditionsIsLoadedAndTheNewVectorsSearchedExactly(@TempDir Path dir)
+            throws IOException {
+        List<Memory> all = corpus.all();
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(0, 10));
+        }
+        Files.copy(index(dir), saved);
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(10, all.size()));
+        }
+        Files.copy(saved, index(dir), StandardCopyOption.REPLACE_EXISTING);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).isFalse();
+            assertThat(report.graphVectors()).isEqualTo(10);
+            assertThat(report.freshVectors()).isEqualTo(all.size() - 10);
+            assertThat(store.search(SearchRequest.of("container killed for using too much memory")).get(0).memory())
+                    .isEqualTo(corpus.get("oom-killed"));
+        }
+    }
+
+    @Test
+    void anIndexFromBeforeADeletionIsStaleAndRebuilt(@TempDir Path dir) throws IOException {
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+        createStore(dir);
+        Files.copy(index(dir), saved);
+        Memory oom = corpus.get("oom-killed");
+        try (MemoryStore store = open(dir)) {
+            assertThat(store.delete(oom.id())).isTrue();
+        }
+        Files.copy(saved, index(dir), StandardCopyOption.REPLACE_EXISTING);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).isTrue();
+            assertThat(report.indexReason()).startsWith("index is stale");
+            assertThat(report.graphVectors()).isEqualTo(corpus.size() - 1);
+            assertThat(store.search(SearchRequest.of("container killed for using too much memory")))
+                    .extracting(h -> h.memory().id()).doesNotContain(oom.id());
+        }
+    }
+
+    @Test
+    void anIndexOfAnotherStoreIsNotUsed(@TempDir Path tmp) throws IOException {
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+        createStore(a);
+        List<List<String>> answersOfB = createStore(b);
+        Files.copy(index(a), index(b), StandardCopyOption.REPLACE_EXISTING);
+        try (MemoryStore store = open(b)) {
+            assertThat(FunesStore.openReport(store).indexReason()).contains("another store");
+            assertThat(answers(store)).isEqualTo(answersOfB);
+        }
+    }
+
+    @Test
+    void manySmallBatchesRebuildTheGraphAsTheyGo(@TempDir Path dir) {
+        List<Memory> all = corpus.all();
+        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().freshLimit(3).build())) {
+            for (int i = 0; i < all.size(); i += 2) {
+                store.addAll(all.subList(i, Math.min(i + 2, all.size())));
+                assertThat(store.search(SearchRequest.of(all.get(i).text())).get(0).memory()).isEqualTo(all.get(i));
+            }
+            assertThat(((SqliteMemoryStore) store).toString()).contains("graph ");
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+            assertThat(FunesStore.openReport(store).graphVectors()).isEqualTo(all.size());
+        }
+    }
+
+    @Test
+    void twoStoresOnOneDirectorySeeEachOthersWrites(@TempDir Path dir) {
+        Memory oom = corpus.get("oom-killed");
+        Memory tls = corpus.get("tls-port");
+        try (MemoryStore first = open(dir); MemoryStore second = open(dir)) {
+            first.addAll(corpus.all().stream().filter(m -> !m.equals(oom)).toList());
+            List<SearchHit> hits = second.search(SearchRequest.of("container killed for using too much memory"));
+            assertThat(hits).extracting(h -> h.memory().id()).doesNotContain(oom.id());
+            first.add(oom);
+            hits = second.search(SearchRequest.of("container killed for using too much memory"));
+            assertThat(hits.get(0).memory()).isEqualTo(oom);
+            assertThat(hits.get(0).parts().denseRank()).isEqualTo(1);
+            assertThat(second.delete(tls.id())).isTrue();
+            assertThat(first.get(tls.id())).isEmpty();
+            assertThat(first.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
+                    .extracting(h -> h.memory().id()).doesNotContain(tls.id());
+        }
+    }
+
+    // ------------------------------------------------------------ versions and models
+
+    @Test
+    void aStoreBuiltWithAnotherModelIsRefusedWithBothNames(@TempDir Path dir) {
+        createStore(dir);
+        try (Embedder other = Embedders.bundled(BundledModel.fromId("bge-small-en-v15-q"))) {
+            assertThatThrownBy(() -> FunesStore.open(dir, other))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining(embedder.modelId())
+                    .hasMessageContaining(other.modelId())
+                    .hasMessageContaining("new store");
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(store.stats().memories()).isEqualTo(corpus.size()); // nothing was touched
+        }
+    }
+
+    @Test
+    void aStoreWrittenByANewerFunesIsRefused(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        sql(dir, "PRAGMA user_version = " + (Schema.CURRENT_VERSION + 1));
+        assertThatThrownBy(() -> open(dir))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("newer Funes")
+                .hasMessageContaining("version " + (Schema.CURRENT_VERSION + 1));
+    }
+
+    @Test
+    void aSqliteFileOfSomethingElseIsRefused(@TempDir Path dir) throws SQLException {
+        sql(dir, "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)");
+        assertThatThrownBy(() -> open(dir)).isInstanceOf(StoreException.class).hasMessageContaining("not a Funes store");
+    }
+
+    @Test
+    void aFileThatIsNotSqliteIsRefused(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve(SqliteMemoryStore.DATABASE_FILE), "hello, this is not a database\n".repeat(200));
+        assertThatThrownBy(() -> open(dir)).isInstanceOf(StoreException.class).hasMessageContaining(dir.toString());
+    }
+
+    private static void sql(Path dir, String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ SQLite specifics
+
+    @Test
+    void aBatchThatFailsInsideTheTransactionStoresNothing(@TempDir Path dir) throws SQLException {
+        Path log = dir.resolve("session.jsonl");
+        SourceState first = new SourceState(log, 100, Instant.parse("2025-01-01T00:00:00Z"), 100, 3, "h", "claude-code",
+                Instant.parse("2025-01-02T00:00:00Z"));
+        SourceState second = new SourceState(log, 900, Instant.parse("2025-01-03T00:00:00Z"), 900, 9, "h",
+                "claude-code", Instant.parse("2025-01-04T00:00:00Z"));
+        List<Memory> all = corpus.all();
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(0, 3), first);
+        }
+        // A trigger makes SQLite itself abort on the last memory of the next batch, after the
+        // vectors and the first memories of that batch were inserted.
+        Memory poisoned = Memory.builder(MemoryKind.NOTE, "me", "The trigger rejects this poisoned row.").build();
+        sql(dir, "CREATE TRIGGER reject BEFORE INSERT ON memories WHEN new.text LIKE '%poisoned%'"
+                + " BEGIN SELECT RAISE(ABORT, 'rejected by test trigger'); END");
+        List<Memory> batch = new ArrayList<>(all.subList(3, 8));
+        batch.add(poisoned);
+        try (MemoryStore store = open(dir)) {
+            var before = store.stats();
+            assertThatThrownBy(() -> store.addAll(batch, second))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("rejected by test trigger")
+                    .hasMessageContaining("nothing of this batch was stored");
+            assertThat(store.stats()).usingRecursiveComparison().ignoringFields("databaseBytes", "indexBytes")
+                    .isEqualTo(before);
+            assertThat(store.source(log)).contains(first);
+            for (Memory m : batch) {
+                assertThat(store.get(m.id())).isEmpty();
+            }
+            assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
+                    .extracting(h -> h.memory().id()).doesNotContain(corpus.get("tls-port").id());
+            assertThat(store.addAll(batch.subList(0, 5), second).added()).isEqualTo(5);
+            assertThat(store.source(log)).contains(second);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"unbalanced quote", "-leading dash", "col:on", "star*", "*", "NEAR(ci branch)",
+            "AND OR NOT", "'; DROP TABLE memories; --", "\"\"\"", "(((", "ERR_SSL_PROTOCOL_ERROR\"^", "-", "  ?  "})
+    void queriesWithFtsSyntaxDoNotThrow(String query, @TempDir Path dir) {
+        try (MemoryStore store = open(dir)) {
+            store.addAll(corpus.all().subList(0, 8));
+            assertThatCode(() -> store.search(SearchRequest.of(query))).doesNotThrowAnyException();
+            assertThat(store.search(SearchRequest.of(query))).isNotEmpty(); // dense always has candidates
+            assertThat(store.stats().memories()).isEqualTo(8);
+        }
+    }
+
+    @Test
+    void openReportRejectsOtherStores() {
+        assertThatThrownBy(() -> FunesStore.openReport(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
