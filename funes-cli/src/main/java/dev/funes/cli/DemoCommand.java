@@ -70,7 +70,7 @@ final class DemoCommand implements Callable<Integer> {
             out.println("Q: " + ask);
             out.println();
             List<SearchHit> hits = open.store().search(SearchRequest.builder(ask).limit(limit).build());
-            HitText.print(hits, out);
+            HitText.print(hits, out, 1);
         }
         out.println("The demo store is kept at " + storeDir + "; try:");
         out.println("  ./funes search --store " + storeDir + " \"what did the user ask us to always do in CI?\"");

@@ -16,12 +16,21 @@ final class HitText {
     }
 
     static void print(List<SearchHit> hits, PrintWriter out) {
+        print(hits, out, 0);
+    }
+
+    /**
+     * Prints the hits, the first {@code fullTexts} of them with their whole text, the rest as a
+     * preview of a few lines.
+     */
+    static void print(List<SearchHit> hits, PrintWriter out, int fullTexts) {
         if (hits.isEmpty()) {
             out.println("no memories match");
             return;
         }
         int rank = 1;
         for (SearchHit hit : hits) {
+            boolean full = rank <= fullTexts;
             Memory memory = hit.memory();
             String when = HitJson.timestamp(memory);
             out.printf(Locale.ROOT, "%d. %s  %s  %s%s%s%n", rank++, memory.kind().label(), memory.agent(),
@@ -31,7 +40,11 @@ final class HitText {
             if (memory.provenance() != null) {
                 out.println("   " + memory.provenance());
             }
-            preview(memory.text(), out);
+            if (full) {
+                memory.text().strip().lines().forEach(line -> out.println("   " + line));
+            } else {
+                preview(memory.text(), out);
+            }
             out.println("   [" + hit.parts().explain() + "]");
             out.println();
         }

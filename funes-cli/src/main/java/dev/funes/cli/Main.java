@@ -25,6 +25,17 @@ public final class Main implements Runnable {
     /** Exit status when indexing finished but skipped some input. */
     static final int EXIT_PARTIAL = 3;
 
+    /*
+     * JVector logs through java.util.logging: at start-up it explains which vector provider and
+     * thread count it chose. The launcher already picks the JVM flags, so only its errors reach
+     * the user. Held in a field: java.util.logging keeps loggers only weakly.
+     */
+    private static final java.util.logging.Logger JVECTOR_LOG = java.util.logging.Logger.getLogger("io.github.jbellis");
+
+    static {
+        JVECTOR_LOG.setLevel(java.util.logging.Level.SEVERE);
+    }
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 

@@ -4,7 +4,14 @@ import dev.funes.Embedder;
 import dev.funes.MemoryStore;
 import dev.funes.StoreException;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
 
 /**
  * Opens Funes stores: a directory holding a SQLite database (the source of truth: memories,
@@ -71,5 +78,28 @@ public final class FunesStore {
             return s.openReport();
         }
         throw new IllegalArgumentException("not a store opened by FunesStore: " + store);
+    }
+
+    /**
+     * The id of the embedding model the store in {@code dir} was built with, read without opening
+     * the store; empty when {@code dir} holds no store. Lets a caller pick the right
+     * {@link Embedder} before {@link #open}.
+     *
+     * @throws StoreException if a database is there but cannot be read
+     */
+    public static Optional<String> recordedModelId(Path dir) {
+        Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        if (!Files.isRegularFile(db)) {
+            return Optional.empty();
+        }
+        org.sqlite.SQLiteConfig readOnly = new org.sqlite.SQLiteConfig();
+        readOnly.setReadOnly(true);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db, readOnly.toProperties());
+             PreparedStatement q = c.prepareStatement("SELECT value FROM meta WHERE key = 'model_id'");
+             ResultSet rs = q.executeQuery()) {
+            return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the store at " + dir + ": " + e.getMessage(), e);
+        }
     }
 }
