@@ -62,6 +62,8 @@ final class SqliteMemoryStore implements MemoryStore {
     private static final int BUSY_TIMEOUT_MS = 10_000;
     private static final int MAX_ATTEMPTS = 3;
     private static final Duration STALE_TEMP_FILE_AGE = Duration.ofDays(1);
+    /** Ids per {@code IN (...)} list; well below SQLite's limit on bound parameters. */
+    private static final int IN_LIST_CHUNK = 500;
 
     private final Path dir;
     private final Path databaseFile;
@@ -684,23 +686,18 @@ final class SqliteMemoryStore implements MemoryStore {
         Fusion fusion = new Fusion();
 
         if (allowed == null || allowed.size() > 0) {
+            List<AnnGraph.Scored> dense = ann.search(query, k, allowed);
+            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense);
             int rank = 0;
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id = ? ORDER BY m.seq")) {
-                for (AnnGraph.Scored hit : ann.search(query, k, allowed)) {
-                    ps.setLong(1, hit.vectorId());
-                    boolean any = false;
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            Memory m = Rows.memory(rs).memory();
-                            if (request.matches(m)) {
-                                if (!any) {
-                                    any = true;
-                                    rank++;
-                                }
-                                fusion.dense(m, rank, hit.similarity());
-                            }
+            for (AnnGraph.Scored hit : dense) {
+                boolean any = false;
+                for (Memory m : byVector.getOrDefault(hit.vectorId(), List.of())) {
+                    if (request.matches(m)) {
+                        if (!any) {
+                            any = true;
+                            rank++;
                         }
+                        fusion.dense(m, rank, hit.similarity());
                     }
                 }
             }
@@ -729,6 +726,29 @@ final class SqliteMemoryStore implements MemoryStore {
             }
         }
         return fusion.top(request.limit());
+    }
+
+    /** The memories using each vector, in storage order; vectors without memories are absent. */
+    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<AnnGraph.Scored> vectors)
+            throws SQLException {
+        Map<Long, List<Memory>> byVector = new HashMap<>();
+        for (int from = 0; from < vectors.size(); from += IN_LIST_CHUNK) {
+            List<AnnGraph.Scored> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?) ORDER BY m.seq";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setLong(i + 1, chunk.get(i).vectorId());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Rows.StoredMemory m = Rows.memory(rs);
+                        byVector.computeIfAbsent(m.vectorId(), id -> new ArrayList<>()).add(m.memory());
+                    }
+                }
+            }
+        }
+        return byVector;
     }
 
     private static VectorIdSet allowedVectors(Connection c, Filter filter) throws SQLException {
