@@ -199,6 +199,9 @@ final class AnnGraph implements Closeable {
             throw new IllegalArgumentException("need one vector per id, and at least one");
         }
         byte[] model = modelId.getBytes(StandardCharsets.UTF_8);
+        if (model.length > MAX_MODEL_ID_BYTES) {
+            throw new IllegalArgumentException("model id longer than " + MAX_MODEL_ID_BYTES + " bytes: " + modelId);
+        }
         int headerLength = FIXED_HEADER + model.length + 4;
         long graphOffset = headerLength + (long) Long.BYTES * vectorIds.length;
 

@@ -28,6 +28,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -163,40 +164,37 @@ final class SqliteMemoryStore implements MemoryStore {
 
     /** Records the model of a new store, or checks that the embedder matches the recorded one. */
     private static UUID checkMeta(Connection db, Path file, Embedder embedder, boolean created) throws SQLException {
-        Map<String, String> meta = new HashMap<>();
-        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
-            while (rs.next()) {
-                meta.put(rs.getString(1), rs.getString(2));
+        Map<String, String> meta;
+        db.setAutoCommit(false); // BEGIN IMMEDIATE: two processes creating one store agree on one record
+        try {
+            meta = readMeta(db);
+            if (!meta.containsKey("model_id")) {
+                try (PreparedStatement ps = db.prepareStatement("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)")) {
+                    for (String[] kv : new String[][] {
+                            {"model_id", embedder.modelId()},
+                            {"dimension", Integer.toString(embedder.dimension())},
+                            {"store_id", UUID.randomUUID().toString()},
+                            {"created_by", "funes-store " + version()},
+                            {"created_at", Instant.now().toString()}}) {
+                        ps.setString(1, kv[0]);
+                        ps.setString(2, kv[1]);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+                if (!created) {
+                    LOG.warn("The store {} had no model recorded; recorded {}", file, embedder.modelId());
+                }
+                meta = readMeta(db);
             }
+            db.commit();
+        } catch (SQLException | RuntimeException e) {
+            db.rollback();
+            throw e;
+        } finally {
+            db.setAutoCommit(true);
         }
         String recordedModel = meta.get("model_id");
-        if (recordedModel == null) {
-            UUID storeId = UUID.randomUUID();
-            try (PreparedStatement ps = db.prepareStatement("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)")) {
-                db.setAutoCommit(false);
-                for (String[] kv : new String[][] {
-                        {"model_id", embedder.modelId()},
-                        {"dimension", Integer.toString(embedder.dimension())},
-                        {"store_id", storeId.toString()},
-                        {"created_by", "funes-store " + version()},
-                        {"created_at", Instant.now().toString()}}) {
-                    ps.setString(1, kv[0]);
-                    ps.setString(2, kv[1]);
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-                db.commit();
-            } catch (SQLException | RuntimeException e) {
-                db.rollback();
-                throw e;
-            } finally {
-                db.setAutoCommit(true);
-            }
-            if (!created) {
-                LOG.warn("The store {} had no model recorded; recorded {}", file, embedder.modelId());
-            }
-            return storeId;
-        }
         String recordedDimension = meta.get("dimension");
         if (!recordedModel.equals(embedder.modelId())
                 || !String.valueOf(embedder.dimension()).equals(recordedDimension)) {
@@ -212,6 +210,16 @@ final class SqliteMemoryStore implements MemoryStore {
             throw new StoreException("the store " + file + " has a damaged meta table (store_id " + storeId
                     + "): re-index into a new store", e);
         }
+    }
+
+    private static Map<String, String> readMeta(Connection db) throws SQLException {
+        Map<String, String> meta = new HashMap<>();
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
+            while (rs.next()) {
+                meta.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        return meta;
     }
 
     private static String version() {
@@ -760,7 +768,7 @@ final class SqliteMemoryStore implements MemoryStore {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     if (n == ids.length) {
-                        ids = java.util.Arrays.copyOf(ids, n * 2);
+                        ids = Arrays.copyOf(ids, n * 2);
                     }
                     ids[n++] = rs.getLong(1);
                 }
