@@ -17,6 +17,7 @@ import org.sqlite.SQLiteConfig;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -679,7 +680,12 @@ final class SqliteMemoryStore implements MemoryStore {
                         + (query == null ? 0 : query.length) + ", expected " + dimension);
             }
             int k = Math.max(options.candidates(), 10 * request.limit());
-            return readOpen("search", c -> search(c, request, query, k));
+            try {
+                return readOpen("search", c -> search(c, request, query, k));
+            } catch (UncheckedIOException e) {
+                throw new StoreException("cannot read the ANN index of " + dir + " (" + e.getCause()
+                        + "): close the store and open it again to rebuild the index from SQLite", e);
+            }
         } finally {
             lifecycle.readLock().unlock();
         }
