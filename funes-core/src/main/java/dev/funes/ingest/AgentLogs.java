@@ -24,27 +24,59 @@ public final class AgentLogs {
     }
 
     /**
-     * The default log folders that exist on this machine, for {@link Indexer#index}:
-     * Claude Code's {@code projects} folder, {@code $CLAUDE_CONFIG_DIR/projects} when that
-     * variable is set, else {@code ~/.claude/projects}, where {@code ~} is the system property
-     * {@code user.home} (tests may override it). Folders that do not exist are left out.
+     * The default log folders that exist on this machine, for {@link Indexer#index}, where
+     * {@code ~} is the system property {@code user.home} (tests may override it):
+     * <ul>
+     *   <li>Claude Code: {@code $CLAUDE_CONFIG_DIR/projects} when that variable is set, else
+     *       {@code ~/.claude/projects};</li>
+     *   <li>Codex: {@code $CODEX_HOME/sessions} and {@code $CODEX_HOME/archived_sessions} when
+     *       that variable is set, else the same under {@code ~/.codex}.</li>
+     * </ul>
+     * Folders that do not exist are left out.
      */
     public static List<Path> defaultRoots() {
+        return defaultRoots(System.getenv(), Path.of(System.getProperty("user.home")));
+    }
+
+    /** {@link #defaultRoots()} for the given environment variables and home folder. */
+    static List<Path> defaultRoots(Map<String, String> env, Path home) {
+        List<Path> candidates = new ArrayList<>();
+        Path claude = configDir(env, "CLAUDE_CONFIG_DIR", home.resolve(".claude"));
+        candidates.add(claude.resolve("projects"));
+        Path codex = configDir(env, "CODEX_HOME", home.resolve(".codex"));
+        candidates.add(codex.resolve("sessions"));
+        candidates.add(codex.resolve("archived_sessions"));
         List<Path> roots = new ArrayList<>();
-        String configDir = System.getenv("CLAUDE_CONFIG_DIR");
-        Path claude = configDir != null && !configDir.isBlank()
-                ? Path.of(configDir)
-                : Path.of(System.getProperty("user.home"), ".claude");
-        Path projects = claude.resolve("projects").toAbsolutePath().normalize();
-        if (Files.isDirectory(projects)) {
-            roots.add(projects);
+        for (Path candidate : candidates) {
+            Path root = candidate.toAbsolutePath().normalize();
+            if (Files.isDirectory(root) && !roots.contains(root)) {
+                roots.add(root);
+            }
         }
         return List.copyOf(roots);
+    }
+
+    private static Path configDir(Map<String, String> env, String variable, Path fallback) {
+        String value = env.get(variable);
+        return value != null && !value.isBlank() ? Path.of(value) : fallback;
     }
 
     /** The Claude Code format ({@code claude-code}): {@code ~/.claude/projects/<project>/<session>.jsonl}. */
     public static LogFormat claudeCode() {
         return ClaudeCodeFormat.INSTANCE;
+    }
+
+    /** The OpenAI Codex CLI format ({@code codex}): {@code ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl}. */
+    public static LogFormat codex() {
+        return CodexFormat.INSTANCE;
+    }
+
+    /**
+     * The built-in formats, in the order they are tried: formats recognised by specific records
+     * first, the generic JSONL of chat messages last, so it never takes another agent's file.
+     */
+    static List<LogFormat> builtIns() {
+        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE);
     }
 
     /** The built-in formats and the plug-ins visible to the class loader of this library. */
@@ -59,7 +91,9 @@ public final class AgentLogs {
      */
     public static List<LogFormat> formats(ClassLoader loader) {
         Map<String, LogFormat> byName = new LinkedHashMap<>();
-        byName.put(ClaudeCodeFormat.INSTANCE.name(), ClaudeCodeFormat.INSTANCE);
+        for (LogFormat builtIn : builtIns()) {
+            byName.put(builtIn.name(), builtIn);
+        }
         Iterator<LogFormat> plugins = ServiceLoader.load(LogFormat.class, loader).iterator();
         // Bounded: a provider whose loading keeps failing must not hang the caller.
         for (int attempt = 0; attempt < 1000; attempt++) {

@@ -30,9 +30,31 @@ class AgentLogsTest {
     }
 
     @Test
-    void builtInFormatComesFirst() {
-        assertThat(AgentLogs.formats().get(0)).isSameAs(AgentLogs.claudeCode());
-        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).containsExactly(AgentLogs.claudeCode());
+    void defaultRootsFollowTheAgentsConfigVariables() throws Exception {
+        Path claudeHome = Files.createDirectories(home.resolve("claude-config").resolve("projects"));
+        Path codexHome = Files.createDirectories(home.resolve("codex-home").resolve("sessions"));
+        Path archived = Files.createDirectories(home.resolve("codex-home").resolve("archived_sessions"));
+        Files.createDirectories(home.resolve(".codex").resolve("sessions"));
+
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of("CLAUDE_CONFIG_DIR", home.resolve("claude-config").toString(),
+                "CODEX_HOME", home.resolve("codex-home").toString()), home)).containsExactly(claudeHome, codexHome, archived);
+    }
+
+    @Test
+    void defaultRootsHoldEveryAgentsFolderThatExists() throws Exception {
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).isEmpty();
+
+        Path codex = Files.createDirectories(home.resolve(".codex").resolve("sessions"));
+        Path claude = Files.createDirectories(home.resolve(".claude").resolve("projects"));
+
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex);
+    }
+
+    @Test
+    void builtInFormatsComeFirstMostSpecificFirst() {
+        assertThat(AgentLogs.formats().subList(0, 2)).containsExactly(AgentLogs.claudeCode(), AgentLogs.codex());
+        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader()))
+                .containsExactly(AgentLogs.claudeCode(), AgentLogs.codex());
     }
 
     @Test
