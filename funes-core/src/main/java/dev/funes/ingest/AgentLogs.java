@@ -72,11 +72,20 @@ public final class AgentLogs {
     }
 
     /**
+     * The Aider format ({@code aider}): {@code .aider.chat.history.md} in each project's root. Aider
+     * keeps no central folder, so {@link #defaultRoots()} cannot list these files: give the
+     * projects (or the files) as roots.
+     */
+    public static LogFormat aider() {
+        return AiderFormat.INSTANCE;
+    }
+
+    /**
      * The built-in formats, in the order they are tried: formats recognised by specific records
      * first, the generic JSONL of chat messages last, so it never takes another agent's file.
      */
     static List<LogFormat> builtIns() {
-        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE);
+        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE);
     }
 
     /** The built-in formats and the plug-ins visible to the class loader of this library. */

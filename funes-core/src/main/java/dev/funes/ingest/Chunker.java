@@ -298,6 +298,16 @@ final class Chunker {
         add(ex, r, new Entry(EntryKind.MARKER, r, null, text));
     }
 
+    /**
+     * Output of the agent's own program rather than its model (Aider's notes, a commit it made):
+     * a piece of the current exchange, or of one without a request, that counts as an answer.
+     */
+    void output(Rec r, String text) {
+        Exchange ex = exchangeFor(r);
+        ex.answered = true;
+        add(ex, r, new Entry(EntryKind.MARKER, r, null, text));
+    }
+
     /** Ends every open exchange; call once at the end of the file. */
     void finishAll() {
         finish(side);

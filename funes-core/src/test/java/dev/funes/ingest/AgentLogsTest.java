@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -52,9 +53,9 @@ class AgentLogsTest {
 
     @Test
     void builtInFormatsComeFirstMostSpecificFirst() {
-        assertThat(AgentLogs.formats().subList(0, 2)).containsExactly(AgentLogs.claudeCode(), AgentLogs.codex());
-        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader()))
-                .containsExactly(AgentLogs.claudeCode(), AgentLogs.codex());
+        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider());
+        assertThat(AgentLogs.formats().subList(0, builtIns.size())).isEqualTo(builtIns);
+        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).isEqualTo(builtIns);
     }
 
     @Test
