@@ -30,7 +30,8 @@ public final class AgentLogs {
      *   <li>Claude Code: {@code $CLAUDE_CONFIG_DIR/projects} when that variable is set, else
      *       {@code ~/.claude/projects};</li>
      *   <li>Codex: {@code $CODEX_HOME/sessions} and {@code $CODEX_HOME/archived_sessions} when
-     *       that variable is set, else the same under {@code ~/.codex}.</li>
+     *       that variable is set, else the same under {@code ~/.codex};</li>
+     *   <li>Gemini CLI: {@code ~/.gemini/tmp} (its {@code <project>/chats} folders).</li>
      * </ul>
      * Folders that do not exist are left out.
      */
@@ -46,6 +47,7 @@ public final class AgentLogs {
         Path codex = configDir(env, "CODEX_HOME", home.resolve(".codex"));
         candidates.add(codex.resolve("sessions"));
         candidates.add(codex.resolve("archived_sessions"));
+        candidates.add(home.resolve(".gemini").resolve("tmp"));
         List<Path> roots = new ArrayList<>();
         for (Path candidate : candidates) {
             Path root = candidate.toAbsolutePath().normalize();
@@ -81,11 +83,19 @@ public final class AgentLogs {
     }
 
     /**
+     * The Gemini CLI format ({@code gemini}): {@code ~/.gemini/tmp/<project>/chats/session-*.json}
+     * and {@code session-*.jsonl}.
+     */
+    public static LogFormat gemini() {
+        return GeminiFormat.INSTANCE;
+    }
+
+    /**
      * The built-in formats, in the order they are tried: formats recognised by specific records
      * first, the generic JSONL of chat messages last, so it never takes another agent's file.
      */
     static List<LogFormat> builtIns() {
-        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE);
+        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE, GeminiFormat.INSTANCE);
     }
 
     /** The built-in formats and the plug-ins visible to the class loader of this library. */

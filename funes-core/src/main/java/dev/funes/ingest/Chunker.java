@@ -413,19 +413,15 @@ final class Chunker {
         List<String> ids = new ArrayList<>();
         Instant startedAt = null;
         Instant endedAt = null;
-        Rec previous = null;
         for (Seen seen : p.records) {
             Rec rec = seen.rec;
             if (rec.line() < lineStart || rec.line() > lineEnd) {
                 continue;
             }
-            // Parts of one record (the tool calls of one JSON message) share its id: list it once.
-            boolean sameRecord = previous != null && rec.line() <= previous.lastLine() && rec.id() != null
-                    && rec.id().equals(previous.id());
-            if (rec.id() != null && !sameRecord) {
+            // Parts of one record (the thoughts and tool calls of one JSON message) share its id: list it once.
+            if (rec.id() != null && (ids.isEmpty() || !ids.get(ids.size() - 1).equals(rec.id()))) {
                 ids.add(rec.id());
             }
-            previous = rec;
             if (rec.time() != null && seen.contributes) {
                 startedAt = startedAt == null || rec.time().isBefore(startedAt) ? rec.time() : startedAt;
                 endedAt = endedAt == null || rec.time().isAfter(endedAt) ? rec.time() : endedAt;

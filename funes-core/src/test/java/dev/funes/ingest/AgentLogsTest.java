@@ -47,13 +47,14 @@ class AgentLogsTest {
 
         Path codex = Files.createDirectories(home.resolve(".codex").resolve("sessions"));
         Path claude = Files.createDirectories(home.resolve(".claude").resolve("projects"));
+        Path gemini = Files.createDirectories(home.resolve(".gemini").resolve("tmp"));
 
-        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex);
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex, gemini);
     }
 
     @Test
     void builtInFormatsComeFirstMostSpecificFirst() {
-        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider());
+        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini());
         assertThat(AgentLogs.formats().subList(0, builtIns.size())).isEqualTo(builtIns);
         assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).isEqualTo(builtIns);
     }
