@@ -20,6 +20,10 @@ public final class AgentLogs {
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentLogs.class);
 
+    /** Editors whose global storage may hold Cline's or Roo Code's tasks. */
+    private static final List<String> EDITORS = List.of("Code", "Code - Insiders", "Cursor", "VSCodium", "Windsurf");
+    private static final List<String> CLINE_EXTENSIONS = List.of("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline");
+
     private AgentLogs() {
     }
 
@@ -31,7 +35,11 @@ public final class AgentLogs {
      *       {@code ~/.claude/projects};</li>
      *   <li>Codex: {@code $CODEX_HOME/sessions} and {@code $CODEX_HOME/archived_sessions} when
      *       that variable is set, else the same under {@code ~/.codex};</li>
-     *   <li>Gemini CLI: {@code ~/.gemini/tmp} (its {@code <project>/chats} folders).</li>
+     *   <li>Gemini CLI: {@code ~/.gemini/tmp} (its {@code <project>/chats} folders);</li>
+     *   <li>Cline and Roo Code: the {@code tasks} folder of the extension's global storage in VS Code,
+     *       Code - Insiders, Cursor, VSCodium and Windsurf ({@code ~/.config/<editor>/User/globalStorage/
+     *       saoudrizwan.claude-dev/tasks}, or under {@code ~/Library/Application Support} or
+     *       {@code $APPDATA}), and {@code ~/.cline/data/tasks}.</li>
      * </ul>
      * Folders that do not exist are left out.
      */
@@ -48,6 +56,21 @@ public final class AgentLogs {
         candidates.add(codex.resolve("sessions"));
         candidates.add(codex.resolve("archived_sessions"));
         candidates.add(home.resolve(".gemini").resolve("tmp"));
+        List<Path> editorConfigs = new ArrayList<>(List.of(home.resolve(".config"),
+                home.resolve("Library").resolve("Application Support")));
+        String appData = env.get("APPDATA");
+        if (appData != null && !appData.isBlank()) {
+            editorConfigs.add(Path.of(appData));
+        }
+        for (Path config : editorConfigs) {
+            for (String editor : EDITORS) {
+                for (String extension : CLINE_EXTENSIONS) {
+                    candidates.add(config.resolve(editor).resolve("User").resolve("globalStorage").resolve(extension)
+                            .resolve("tasks"));
+                }
+            }
+        }
+        candidates.add(home.resolve(".cline").resolve("data").resolve("tasks"));
         List<Path> roots = new ArrayList<>();
         for (Path candidate : candidates) {
             Path root = candidate.toAbsolutePath().normalize();
@@ -91,11 +114,21 @@ public final class AgentLogs {
     }
 
     /**
+     * The Cline format ({@code cline}), also written by Roo Code: the
+     * {@code api_conversation_history.json} of each task folder,
+     * {@code .../globalStorage/saoudrizwan.claude-dev/tasks/<task id>/}.
+     */
+    public static LogFormat cline() {
+        return ClineFormat.INSTANCE;
+    }
+
+    /**
      * The built-in formats, in the order they are tried: formats recognised by specific records
      * first, the generic JSONL of chat messages last, so it never takes another agent's file.
      */
     static List<LogFormat> builtIns() {
-        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE, GeminiFormat.INSTANCE);
+        return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE, GeminiFormat.INSTANCE,
+                ClineFormat.INSTANCE);
     }
 
     /** The built-in formats and the plug-ins visible to the class loader of this library. */

@@ -1,6 +1,5 @@
 package dev.funes.ingest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -12,11 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -334,77 +330,32 @@ final class GeminiReader {
     // ---- the whole-file JSON layout ---------------------------------------------------------
 
     /** A {@code session-*.json} document, read as a stream one message at a time. */
-    static final class Document {
-        private final Path file;
-        private final Consumer<Memory> sink;
-        private final Problems problems;
-        private final ArrayDeque<Memory> ready = new ArrayDeque<>();
+    static final class Document extends JsonDocReader {
         private final Session session;
-        private long records;
-        private long skipped;
-        private long checkpointBytes;
-        private long checkpointLines;
 
         Document(Path file, Consumer<Memory> sink) {
-            this.file = file;
-            this.sink = sink;
-            this.problems = new Problems(file);
-            this.session = new Session(file, problems, ready::add, () -> skipped++);
+            super(file, sink);
+            this.session = new Session(file, problems, this::emit, () -> skipped++);
         }
 
-        ParseResult read() {
-            boolean complete = true;
-            JsonDoc doc = null;
-            try {
-                doc = JsonDoc.open(file);
-                walk(doc);
-                checkpointBytes = doc.size();
-                checkpointLines = doc.lineCount();
-            } catch (NoSuchFileException e) {
-                problems.add(0, "file not found");
-                complete = false;
-            } catch (AccessDeniedException e) {
-                problems.add(0, "permission denied");
-                complete = false;
-            } catch (JsonProcessingException e) {
-                long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
-                problems.add(doc == null || at < 0 ? 0 : doc.lineOf(at), (e instanceof com.fasterxml.jackson.core.io.JsonEOFException
-                        ? "file ends inside the JSON document (still being written?); the rest was not read: "
-                        : "malformed JSON; the rest of the file was not read: ") + Text.oneLine(e.getOriginalMessage(), 160));
-            } catch (IOException e) {
-                if (doc == null) {
-                    problems.add(0, "read failed: " + e.getMessage());
-                    complete = false;
-                } else {
-                    problems.add(doc.tokenLine(), "file ends inside the JSON document; the rest was not read: " + e.getMessage());
-                }
-            } finally {
-                if (doc != null) {
-                    try {
-                        doc.close();
-                    } catch (IOException e) {
-                        LOG.debug("{}: close failed", file, e);
-                    }
-                }
-            }
-            try {
-                session.chunker.finishAll();
-            } catch (RuntimeException e) {
-                problems.add(0, "could not finish the last exchange (" + e + ")");
-                LOG.debug("{}: could not finish the last exchange", file, e);
-            }
-            drain();
-            return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problems.list());
+        @Override
+        void finish() {
+            session.chunker.finishAll();
         }
 
-        private void walk(JsonDoc doc) throws IOException {
+        @Override
+        void walk(JsonDoc doc) throws IOException {
             var p = doc.parser();
             JsonToken first = p.nextToken();
             if (first != JsonToken.START_OBJECT) {
-                problems.add(first == null ? 0 : doc.tokenLine(), "expected a JSON object with \"messages\", found "
-                        + (first == null ? "nothing" : first.asString() == null ? first.name() : "'" + first.asString() + "'"));
+                problems.add(first == null ? 0 : doc.tokenLine(), "expected a JSON object with \"messages\", found " + found(first));
                 return;
             }
+            fields(doc);
+        }
+
+        private void fields(JsonDoc doc) throws IOException {
+            var p = doc.parser();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
@@ -485,11 +436,6 @@ final class GeminiReader {
             }
         }
 
-        private void drain() {
-            while (!ready.isEmpty()) {
-                sink.accept(ready.poll());
-            }
-        }
     }
 
     // ---- the JSON Lines layout --------------------------------------------------------------

@@ -31,7 +31,7 @@ final class ToolRender {
     /** Tools of other agents whose key input is one file path, under one of these names. */
     private static final Set<String> PATH_TOOLS = Set.of("read_file", "write_file", "replace", "edit", "write", "read",
             "write_to_file", "replace_in_file", "list_files", "list_directory", "list_code_definition_names", "view_image");
-    private static final String[] PATH_FIELDS = {"file_path", "absolute_path", "path", "dir_path", "notebook_path"};
+    private static final String[] PATH_FIELDS = {"file_path", "absolute_path", "absolutePath", "path", "dir_path", "notebook_path"};
 
     private ToolRender() {
     }

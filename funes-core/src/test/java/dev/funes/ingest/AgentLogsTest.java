@@ -48,13 +48,17 @@ class AgentLogsTest {
         Path codex = Files.createDirectories(home.resolve(".codex").resolve("sessions"));
         Path claude = Files.createDirectories(home.resolve(".claude").resolve("projects"));
         Path gemini = Files.createDirectories(home.resolve(".gemini").resolve("tmp"));
+        Path cline = Files.createDirectories(home.resolve(".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks"));
+        Path roo = Files.createDirectories(home.resolve("Library/Application Support/Cursor/User/globalStorage")
+                .resolve("rooveterinaryinc.roo-cline/tasks"));
 
-        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex, gemini);
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex, gemini, cline, roo);
     }
 
     @Test
     void builtInFormatsComeFirstMostSpecificFirst() {
-        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini());
+        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini(),
+                AgentLogs.cline());
         assertThat(AgentLogs.formats().subList(0, builtIns.size())).isEqualTo(builtIns);
         assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).isEqualTo(builtIns);
     }
