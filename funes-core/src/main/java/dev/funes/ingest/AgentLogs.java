@@ -123,12 +123,28 @@ public final class AgentLogs {
     }
 
     /**
+     * The OpenHands format ({@code openhands}): a trajectory saved or exported as a JSON array of
+     * events. OpenHands keeps no such files in a fixed place: give them as roots.
+     */
+    public static LogFormat openHands() {
+        return OpenHandsFormat.INSTANCE;
+    }
+
+    /**
+     * The SWE-agent format ({@code swe-agent}): {@code <instance>.traj} under a run's
+     * {@code trajectories} folder: give that folder as a root.
+     */
+    public static LogFormat sweAgent() {
+        return SweAgentFormat.INSTANCE;
+    }
+
+    /**
      * The built-in formats, in the order they are tried: formats recognised by specific records
      * first, the generic JSONL of chat messages last, so it never takes another agent's file.
      */
     static List<LogFormat> builtIns() {
         return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE, GeminiFormat.INSTANCE,
-                ClineFormat.INSTANCE);
+                ClineFormat.INSTANCE, OpenHandsFormat.INSTANCE, SweAgentFormat.INSTANCE);
     }
 
     /** The built-in formats and the plug-ins visible to the class loader of this library. */

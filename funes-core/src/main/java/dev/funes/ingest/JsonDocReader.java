@@ -84,7 +84,7 @@ abstract class JsonDocReader {
             long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
             problems.add(doc == null || at < 0 ? 0 : doc.lineOf(at), (e instanceof JsonEOFException
                     ? "file ends inside " + what() + " (still being written?); the rest was not read: "
-                    : "malformed JSON; the rest of the file was not read: ") + Text.oneLine(e.getOriginalMessage(), 160));
+                    : "malformed JSON; the rest of the file was not read: ") + Text.oneLine(jacksonMessage(e), 160));
         } catch (IOException e) {
             if (doc == null) {
                 problems.add(0, "read failed: " + e.getMessage());
@@ -109,6 +109,13 @@ abstract class JsonDocReader {
         }
         drain();
         return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problems.list());
+    }
+
+    /** Jackson's message without the source location it appends (the problem names file and line). */
+    static String jacksonMessage(JsonProcessingException e) {
+        String m = String.valueOf(e.getOriginalMessage());
+        int at = m.indexOf(" (start marker at");
+        return at >= 0 ? m.substring(0, at) : m;
     }
 
     /** The first token's description, for "expected ..., found ..." problems. */

@@ -151,6 +151,9 @@ final class ToolRender {
                  "execute_command", "run", "bash" -> {
                 return shellCommand(firstNode(input, "command", "cmd"));
             }
+            case "str_replace_editor", "file_editor" -> {
+                return join(field(input, "command"), prefixed(" ", relative(firstOf(input, PATH_FIELDS), cwd)));
+            }
             case "write_stdin" -> {
                 String chars = field(input, "chars");
                 return join(prefixed("session ", field(input, "session_id")), Text.isBlank(chars) ? null : ": " + chars);

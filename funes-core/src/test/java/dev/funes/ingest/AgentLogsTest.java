@@ -58,7 +58,7 @@ class AgentLogsTest {
     @Test
     void builtInFormatsComeFirstMostSpecificFirst() {
         List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini(),
-                AgentLogs.cline());
+                AgentLogs.cline(), AgentLogs.openHands(), AgentLogs.sweAgent());
         assertThat(AgentLogs.formats().subList(0, builtIns.size())).isEqualTo(builtIns);
         assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).isEqualTo(builtIns);
     }
