@@ -139,10 +139,16 @@ public final class AgentLogs {
     }
 
     /**
-     * The built-in formats, in the order they are tried: formats recognised by specific records
-     * first, the generic JSONL of chat messages last, so it never takes another agent's file.
+     * The generic format ({@code generic}): a {@code .jsonl} chat log of OpenAI-style
+     * {@code {role, content}} messages, for agents without a parser of their own; memories are
+     * named after the log's {@code agent} field when it has one. Tried after every other format.
      */
-    static List<LogFormat> builtIns() {
+    public static LogFormat generic() {
+        return GenericFormat.INSTANCE;
+    }
+
+    /** The built-in formats recognised by records only their agent writes, in the order they are tried. */
+    static List<LogFormat> specificBuiltIns() {
         return List.of(ClaudeCodeFormat.INSTANCE, CodexFormat.INSTANCE, AiderFormat.INSTANCE, GeminiFormat.INSTANCE,
                 ClineFormat.INSTANCE, OpenHandsFormat.INSTANCE, SweAgentFormat.INSTANCE);
     }
@@ -153,15 +159,18 @@ public final class AgentLogs {
     }
 
     /**
-     * The built-in formats followed by the {@link LogFormat} plug-ins that {@link ServiceLoader}
-     * finds through {@code loader}. A plug-in that fails to load, or whose name is already taken,
-     * is left out with a warning in the log.
+     * The formats in the order the {@link Indexer} tries them: the built-in formats of specific
+     * agents, then the {@link LogFormat} plug-ins that {@link ServiceLoader} finds through
+     * {@code loader}, then {@link #generic()}, last so that it never takes a file a specific
+     * format reads. A plug-in that fails to load, or whose name is already taken, is left out
+     * with a warning in the log.
      */
     public static List<LogFormat> formats(ClassLoader loader) {
         Map<String, LogFormat> byName = new LinkedHashMap<>();
-        for (LogFormat builtIn : builtIns()) {
+        for (LogFormat builtIn : specificBuiltIns()) {
             byName.put(builtIn.name(), builtIn);
         }
+
         Iterator<LogFormat> plugins = ServiceLoader.load(LogFormat.class, loader).iterator();
         // Bounded: a provider whose loading keeps failing must not hang the caller.
         for (int attempt = 0; attempt < 1000; attempt++) {
@@ -175,12 +184,14 @@ public final class AgentLogs {
                 LOG.warn("A log format plug-in could not be loaded and is ignored: {}", e.getMessage());
                 continue;
             }
-            LogFormat taken = byName.putIfAbsent(format.name(), format);
+            LogFormat taken = GenericFormat.NAME.equals(format.name()) ? GenericFormat.INSTANCE
+                    : byName.putIfAbsent(format.name(), format);
             if (taken != null && taken != format) {
                 LOG.warn("Log format plug-in {} is ignored: the name '{}' is already used by {}",
                         format.getClass().getName(), format.name(), taken.getClass().getName());
             }
         }
+        byName.put(GenericFormat.NAME, GenericFormat.INSTANCE);
         return List.copyOf(byName.values());
     }
 }

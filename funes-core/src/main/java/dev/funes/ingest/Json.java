@@ -45,7 +45,7 @@ final class Json {
 
     /**
      * An instant from ISO-8601 text ({@code 2025-10-14T09:00:00Z}, with an offset, or without
-     * a zone, read as UTC as Python's {@code isoformat()} writes it) or from epoch milliseconds;
+     * a zone, read as UTC as Python's {@code isoformat()} writes it) or from epoch milliseconds or seconds;
      * null when it is neither.
      */
     static Instant instant(JsonNode v) {
@@ -53,9 +53,12 @@ final class Json {
             return null;
         }
         if (v.isNumber()) {
-            long ms = v.asLong();
-            // Plausible epoch milliseconds only: 2001-09-09 .. 2286-11-20.
-            return ms >= 1_000_000_000_000L && ms < 10_000_000_000_000L ? Instant.ofEpochMilli(ms) : null;
+            long n = v.asLong();
+            // Plausible epoch milliseconds, or seconds, only: 2001-09-09 .. 2286-11-20.
+            if (n >= 1_000_000_000_000L && n < 10_000_000_000_000L) {
+                return Instant.ofEpochMilli(n);
+            }
+            return n >= 1_000_000_000L && n < 10_000_000_000L ? Instant.ofEpochMilli(Math.round(v.asDouble() * 1000)) : null;
         }
         return v.isTextual() ? instant(v.asText()) : null;
     }

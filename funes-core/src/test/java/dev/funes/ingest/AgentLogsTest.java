@@ -56,11 +56,16 @@ class AgentLogsTest {
     }
 
     @Test
-    void builtInFormatsComeFirstMostSpecificFirst() {
-        List<LogFormat> builtIns = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini(),
+    void specificFormatsComeFirstThenPluginsThenTheGenericOne() {
+        List<LogFormat> specific = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini(),
                 AgentLogs.cline(), AgentLogs.openHands(), AgentLogs.sweAgent());
-        assertThat(AgentLogs.formats().subList(0, builtIns.size())).isEqualTo(builtIns);
-        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).isEqualTo(builtIns);
+        List<LogFormat> all = AgentLogs.formats();
+
+        assertThat(all.subList(0, specific.size())).isEqualTo(specific);
+        assertThat(all.get(specific.size()).name()).isEqualTo("test-notes");
+        assertThat(all.get(all.size() - 1)).isSameAs(AgentLogs.generic());
+        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader()))
+                .containsExactlyElementsOf(java.util.stream.Stream.concat(specific.stream(), java.util.stream.Stream.of(AgentLogs.generic())).toList());
     }
 
     @Test

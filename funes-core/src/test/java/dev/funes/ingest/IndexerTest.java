@@ -256,7 +256,7 @@ class IndexerTest {
 
         assertThat(report.filesIgnored()).isEqualTo(2);
         assertThat(report.problems()).extracting(IndexProblem::toString)
-                .containsExactly(notes + ": not in a log format Funes reads (known: claude-code, codex, aider, gemini, cline, openhands, swe-agent, test-notes)");
+                .containsExactly(notes + ": not in a log format Funes reads (known: claude-code, codex, aider, gemini, cline, openhands, swe-agent, test-notes, generic)");
     }
 
     @Test
@@ -305,7 +305,7 @@ class IndexerTest {
         Path notes = Records.write(projects.resolve("team").resolve("decisions.notes"),
                 TestNotesFormat.MAGIC + "\nWe keep SQLite as the source of truth.\n\nJVector is derived.\n");
 
-        assertThat(AgentLogs.formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes");
+        assertThat(AgentLogs.formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes", "generic");
         IndexReport report = indexer().build().index(List.of(projects));
 
         assertThat(report.filesIndexed()).isEqualTo(3);
@@ -354,7 +354,7 @@ class IndexerTest {
         assertThatThrownBy(() -> indexer().formats(List.of())).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> indexer().formats(List.of(AgentLogs.claudeCode(), AgentLogs.claudeCode())))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(indexer().build().formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes");
+        assertThat(indexer().build().formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes", "generic");
     }
 
     @Test
