@@ -280,6 +280,9 @@ final class AiderReader {
                 Arrays.copyOfRange(bytes, from, lines.size()))) {
             problems.add(n, "invalid UTF-8; replaced by U+FFFD");
         }
+        if (raw.endsWith("\r")) {
+            raw = raw.substring(0, raw.length() - 1);
+        }
         String content = raw.stripTrailing();
         if (!content.isEmpty()) {
             records++;

@@ -122,6 +122,19 @@ class AiderBadInputTest {
     }
 
     @Test
+    void windowsLineEndsReadTheSameAsUnixOnes() throws Exception {
+        String unix = Files.readString(AiderSampleTest.sample());
+        Path file = Records.write(dir.resolve(".aider.chat.history.md"), unix.replace("\n", "\r\n"));
+        Logs.Lines lines = Logs.Lines.of(file);
+
+        Logs.Parsed windows = parse(file);
+
+        assertThat(windows.memories()).extracting(m -> m.text())
+                .isEqualTo(parse(AiderSampleTest.sample()).memories().stream().map(m -> m.text()).toList());
+        assertThat(windows.memories()).allSatisfy(m -> Logs.assertCitedLinesExist(m, lines));
+    }
+
+    @Test
     void missingFileIsAProblemNotAnException() {
         Path file = dir.resolve(".aider.chat.history.md");
 
