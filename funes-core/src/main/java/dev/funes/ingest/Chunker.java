@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -39,8 +40,6 @@ final class Chunker {
     /** Characters of one thinking block: the reasoning is useful, its full length is not. */
     static final int THINKING_CHARS = 600;
 
-    static final String AGENT = "claude-code";
-
     /** How a request came to be. */
     enum RequestKind {
         /** Typed by the person. */
@@ -55,18 +54,41 @@ final class Chunker {
     private static final class Entry {
         final EntryKind kind;
         final int line;
+        final long start;
         int lastLine;
+        long end;
         final String messageId;
         final StringBuilder text;
         String toolName;
         String toolLabel;
 
-        Entry(EntryKind kind, int line, String messageId, String text) {
+        Entry(EntryKind kind, Rec r, String messageId, String text) {
             this.kind = kind;
-            this.line = line;
-            this.lastLine = line;
+            this.line = r.line();
+            this.start = r.start();
+            this.lastLine = r.lastLine();
+            this.end = r.end();
             this.messageId = messageId;
             this.text = new StringBuilder(text);
+        }
+
+        /** Extends the entry to the end of {@code r}, which holds more of it (a result, a merged block). */
+        void extendTo(Rec r) {
+            if (r.lastLine() >= lastLine) {
+                lastLine = r.lastLine();
+                end = r.end();
+            }
+        }
+    }
+
+    /** A record seen while a part was open, and whether it added to the part's text. */
+    private static final class Seen {
+        final Rec rec;
+        boolean contributes;
+
+        Seen(Rec rec, boolean contributes) {
+            this.rec = rec;
+            this.contributes = contributes;
         }
     }
 
@@ -74,8 +96,7 @@ final class Chunker {
     private static final class Part {
         final String header;
         final List<Entry> entries = new ArrayList<>();
-        final List<Rec> records = new ArrayList<>();
-        final List<Integer> contributing = new ArrayList<>();
+        final List<Seen> records = new ArrayList<>();
 
         Part(String header) {
             this.header = header;
@@ -94,11 +115,11 @@ final class Chunker {
         }
 
         void observe(Rec r, boolean contributes) {
-            if (records.isEmpty() || records.get(records.size() - 1).line() != r.line()) {
-                records.add(r);
-            }
-            if (contributes && (contributing.isEmpty() || contributing.get(contributing.size() - 1) != r.line())) {
-                contributing.add(r.line());
+            Seen last = records.isEmpty() ? null : records.get(records.size() - 1);
+            if (last != null && last.rec == r) {
+                last.contributes |= contributes;
+            } else {
+                records.add(new Seen(r, contributes));
             }
         }
     }
@@ -119,6 +140,7 @@ final class Chunker {
         final List<Closed> closed = new ArrayList<>();
         Part open;
         final Map<String, Entry> calls = new HashMap<>();
+        final Map<String, String> annotations = new TreeMap<>();
 
         Exchange(Rec first, String context, int requestLine, boolean command) {
             this.first = first;
@@ -130,17 +152,20 @@ final class Chunker {
     }
 
     private final Path file;
+    private final String agent;
     private final Consumer<Memory> out;
     private Exchange main;
     private Exchange side;
     private boolean onSide;
 
     /**
-     * @param file the log file, absolute
-     * @param out  receives each memory once its exchange has ended
+     * @param file  the log file, absolute
+     * @param agent the agent name the memories carry
+     * @param out   receives each memory once its exchange has ended
      */
-    Chunker(Path file, Consumer<Memory> out) {
+    Chunker(Path file, String agent, Consumer<Memory> out) {
         this.file = file;
+        this.agent = agent;
         this.out = out;
     }
 
@@ -152,9 +177,38 @@ final class Chunker {
      */
     void passive(Rec r) {
         Exchange ex = current();
-        if (ex != null && ex.open != null && r.line() - ex.open.firstLine() < MAX_LINES) {
+        if (ex != null && ex.open != null && r.lastLine() - ex.open.firstLine() < MAX_LINES) {
             ex.open.observe(r, false);
         }
+    }
+
+    /**
+     * A record that repeats what the last piece of the current exchange already says (one
+     * message logged twice, as a response item and as an event): cited with that piece when the
+     * part has room, so the range covers both, and adds no text.
+     */
+    void repeat(Rec r) {
+        Exchange ex = current();
+        Entry last = ex == null ? null : lastEntry(ex);
+        if (last != null && fits(ex.open, r.lastLine(), 0)) {
+            last.extendTo(r);
+            ex.open.observe(r, true);
+        } else {
+            passive(r);
+        }
+    }
+
+    /** Metadata for the current exchange's memories, such as a commit seen after its request; null is ignored. */
+    void annotate(String key, String value) {
+        Exchange ex = current();
+        if (ex != null && value != null && !value.isBlank()) {
+            ex.annotations.put(key, value);
+        }
+    }
+
+    /** Whether an exchange is open on the current chain (a request or agent output was seen). */
+    boolean inExchange() {
+        return current() != null;
     }
 
     /** A request: ends the current exchange of the record's chain and starts a new one. */
@@ -165,7 +219,7 @@ final class Chunker {
                 : kind == RequestKind.COMMAND ? "User command: " : "User: ";
         Exchange ex = new Exchange(r, Text.oneLine(text, CONTEXT_CHARS), r.line(), kind == RequestKind.COMMAND);
         setCurrent(ex);
-        add(ex, r, new Entry(EntryKind.REQUEST, r.line(), null, label + Text.headTail(text, REQUEST_CHARS)));
+        add(ex, r, new Entry(EntryKind.REQUEST, r, null, label + Text.headTail(text, REQUEST_CHARS)));
     }
 
     /** A text block of an assistant message; consecutive blocks of one message are merged. */
@@ -176,20 +230,20 @@ final class Chunker {
         Entry last = lastEntry(ex);
         if (last != null && last.kind == EntryKind.TEXT && messageId.equals(last.messageId)
                 && last.text.length() + 1 + body.length() <= TEXT_CHARS + "Assistant: ".length()
-                && fits(ex.open, r.line(), body.length() + 1)) {
+                && fits(ex.open, r.lastLine(), body.length() + 1)) {
             last.text.append('\n').append(body);
-            last.lastLine = r.line();
+            last.extendTo(r);
             ex.open.observe(r, true);
             return;
         }
-        add(ex, r, new Entry(EntryKind.TEXT, r.line(), messageId, "Assistant: " + body));
+        add(ex, r, new Entry(EntryKind.TEXT, r, messageId, "Assistant: " + body));
     }
 
     /** A thinking block of an assistant message. */
     void thinking(Rec r, String messageId, String text) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        add(ex, r, new Entry(EntryKind.THINKING, r.line(), messageId,
+        add(ex, r, new Entry(EntryKind.THINKING, r, messageId,
                 "Thinking: " + Text.headTail(Text.clean(text), THINKING_CHARS)));
     }
 
@@ -197,7 +251,7 @@ final class Chunker {
     void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        Entry e = new Entry(EntryKind.CALL, r.line(), messageId, label);
+        Entry e = new Entry(EntryKind.CALL, r, messageId, label);
         e.toolName = toolName;
         e.toolLabel = label;
         add(ex, r, e);
@@ -217,7 +271,7 @@ final class Chunker {
         String result = ToolRender.result(call == null ? null : call.toolName, content, error);
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
-            if (fits(p, r.line(), result.length() + 3)) {
+            if (fits(p, r.lastLine(), result.length() + 3)) {
                 attach(p, call, r, result);
                 return;
             }
@@ -231,7 +285,7 @@ final class Chunker {
             }
         }
         String about = call != null ? "Result of " + call.toolLabel + " \u2192 " : "Tool result \u2192 ";
-        add(ex, r, new Entry(EntryKind.RESULT, r.line(), null, about + result));
+        add(ex, r, new Entry(EntryKind.RESULT, r, null, about + result));
     }
 
     /** A mark in the current exchange, such as an interruption; ignored outside any exchange. */
@@ -241,7 +295,17 @@ final class Chunker {
         if (ex == null) {
             return;
         }
-        add(ex, r, new Entry(EntryKind.MARKER, r.line(), null, text));
+        add(ex, r, new Entry(EntryKind.MARKER, r, null, text));
+    }
+
+    /**
+     * Output of the agent's own program rather than its model (Aider's notes, a commit it made):
+     * a piece of the current exchange, or of one without a request, that counts as an answer.
+     */
+    void output(Rec r, String text) {
+        Exchange ex = exchangeFor(r);
+        ex.answered = true;
+        add(ex, r, new Entry(EntryKind.MARKER, r, null, text));
     }
 
     /** Ends every open exchange; call once at the end of the file. */
@@ -256,12 +320,12 @@ final class Chunker {
 
     private void attach(Part p, Entry call, Rec r, String result) {
         call.text.append(" \u2192 ").append(result);
-        call.lastLine = Math.max(call.lastLine, r.line());
+        call.extendTo(r);
         p.observe(r, true);
     }
 
     private void add(Exchange ex, Rec r, Entry e) {
-        if (ex.open != null && !fits(ex.open, r.line(), e.text.length())) {
+        if (ex.open != null && !fits(ex.open, r.lastLine(), e.text.length())) {
             // Keep the blocks of one assistant message (parallel tool calls) in one part if possible.
             int k = ex.open.entries.size();
             while (k > 0 && e.messageId != null && e.messageId.equals(ex.open.entries.get(k - 1).messageId)) {
@@ -309,24 +373,18 @@ final class Chunker {
         for (int i = k; i < p.entries.size(); i++) {
             chars += p.entries.get(i).text.length() + 1;
         }
-        if (r.line() - from + 1 > MAX_LINES || chars + extraChars + 1 > MAX_CHARS) {
+        if (r.lastLine() - from + 1 > MAX_LINES || chars + extraChars + 1 > MAX_CHARS) {
             return false;
         }
         Part next = new Part(header);
         next.entries.addAll(p.entries.subList(k, p.entries.size()));
         p.entries.subList(k, p.entries.size()).clear();
-        for (Rec rec : p.records) {
-            if (rec.line() >= from) {
-                next.records.add(rec);
+        for (Seen seen : p.records) {
+            if (seen.rec.line() >= from) {
+                next.records.add(seen);
             }
         }
-        p.records.removeIf(rec -> rec.line() >= from);
-        for (Integer line : p.contributing) {
-            if (line >= from) {
-                next.contributing.add(line);
-            }
-        }
-        p.contributing.removeIf(line -> line >= from);
+        p.records.removeIf(seen -> seen.rec.line() >= from);
         close(ex);
         ex.open = next;
         return true;
@@ -340,27 +398,31 @@ final class Chunker {
         }
         int lineStart = Integer.MAX_VALUE;
         int lineEnd = 0;
+        long byteStart = 0;
+        long byteEnd = 0;
         for (Entry e : p.entries) {
-            lineStart = Math.min(lineStart, e.line);
-            lineEnd = Math.max(lineEnd, e.lastLine);
+            if (e.line < lineStart) {
+                lineStart = e.line;
+                byteStart = e.start;
+            }
+            if (e.lastLine > lineEnd) {
+                lineEnd = e.lastLine;
+                byteEnd = e.end;
+            }
         }
-        long byteStart = -1;
-        long byteEnd = -1;
         List<String> ids = new ArrayList<>();
         Instant startedAt = null;
         Instant endedAt = null;
-        for (Rec rec : p.records) {
+        for (Seen seen : p.records) {
+            Rec rec = seen.rec;
             if (rec.line() < lineStart || rec.line() > lineEnd) {
                 continue;
             }
-            if (byteStart < 0) {
-                byteStart = rec.start();
+            // Parts of one record (the thoughts and tool calls of one JSON message) share its id: list it once.
+            if (rec.id() != null && (ids.isEmpty() || !ids.get(ids.size() - 1).equals(rec.id()))) {
+                ids.add(rec.id());
             }
-            byteEnd = rec.end();
-            if (rec.uuid() != null) {
-                ids.add(rec.uuid());
-            }
-            if (rec.time() != null && p.contributing.contains(rec.line())) {
+            if (rec.time() != null && seen.contributes) {
                 startedAt = startedAt == null || rec.time().isBefore(startedAt) ? rec.time() : startedAt;
                 endedAt = endedAt == null || rec.time().isAfter(endedAt) ? rec.time() : endedAt;
             }
@@ -388,16 +450,14 @@ final class Chunker {
         for (int i = 0; i < n; i++) {
             Closed c = ex.closed.get(i);
             Rec f = ex.first;
-            Memory.Builder b = Memory.builder(MemoryKind.EXCHANGE, AGENT, c.text())
+            Memory.Builder b = Memory.builder(MemoryKind.EXCHANGE, agent, c.text())
                     .time(c.startedAt(), c.endedAt())
                     .project(f.cwd())
                     .session(f.session())
-                    .provenance(new Provenance(file, c.lineStart(), c.lineEnd(), c.byteStart(), c.byteEnd(), c.recordIds()))
-                    .metadata("gitBranch", blankToNull(f.gitBranch()))
-                    .metadata("agentVersion", blankToNull(f.version()))
-                    .metadata("parentSession", f.parentSession())
-                    .metadata("agentId", blankToNull(f.agentId()))
-                    .metadata("sidechain", ex.sidechain ? "true" : null)
+                    .provenance(new Provenance(file, c.lineStart(), c.lineEnd(), c.byteStart(), c.byteEnd(), c.recordIds()));
+            f.meta().forEach(b::metadata);
+            ex.annotations.forEach(b::metadata);
+            b.metadata("sidechain", ex.sidechain ? "true" : null)
                     .metadata("part", n > 1 ? (i + 1) + "/" + n : null)
                     .metadata("requestLine", i > 0 && ex.context != null ? String.valueOf(ex.requestLine) : null);
             out.accept(b.build());
@@ -444,7 +504,4 @@ final class Chunker {
         }
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
-    }
 }

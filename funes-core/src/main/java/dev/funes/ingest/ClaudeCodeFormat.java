@@ -1,11 +1,9 @@
 package dev.funes.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.funes.Memory;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -25,8 +23,6 @@ final class ClaudeCodeFormat implements LogFormat {
     static final Set<String> RECORD_TYPES = Set.of("user", "assistant", "summary", "system",
             "file-history-snapshot", "queue-operation", "progress", "custom-title");
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int DETECT_LINES = 20;
     private static final Pattern LONG_FIRST_LINE = Pattern.compile(
             "^\\{.*\"type\"\\s*:\\s*\"(user|assistant|system|summary)\".*", Pattern.DOTALL);
 
@@ -47,46 +43,23 @@ final class ClaudeCodeFormat implements LogFormat {
     @Override
     public boolean canRead(Path file, byte[] head) {
         try {
-            Path name = file.getFileName();
-            if (name == null || !name.toString().endsWith(".jsonl") || head.length == 0) {
+            if (!Heads.named(file, ".jsonl") || head.length == 0) {
                 return false;
             }
-            int from = head.length >= 3 && (head[0] & 0xFF) == 0xEF && (head[1] & 0xFF) == 0xBB
-                    && (head[2] & 0xFF) == 0xBF ? 3 : 0;
-            int lines = 0;
-            boolean sawComplete = false;
-            for (int i = from; i < head.length && lines < DETECT_LINES; i++) {
-                if (head[i] != '\n') {
-                    continue;
+            return switch (Heads.jsonLines(head, ClaudeCodeFormat::isClaudeCodeRecord)) {
+                case YES -> true;
+                case NO -> false;
+                case UNKNOWN -> {
+                    String prefix = Heads.text(head);
+                    yield prefix.contains("\"sessionId\"") && LONG_FIRST_LINE.matcher(prefix).matches();
                 }
-                String line = new String(head, from, i - from, StandardCharsets.UTF_8).strip();
-                from = i + 1;
-                if (line.isEmpty()) {
-                    continue;
-                }
-                lines++;
-                sawComplete = true;
-                if (isClaudeCodeRecord(line)) {
-                    return true;
-                }
-            }
-            if (!sawComplete) {
-                String prefix = new String(head, from, head.length - from, StandardCharsets.UTF_8);
-                return prefix.contains("\"sessionId\"") && LONG_FIRST_LINE.matcher(prefix).matches();
-            }
-            return false;
+            };
         } catch (RuntimeException e) {
             return false;
         }
     }
 
-    private static boolean isClaudeCodeRecord(String line) {
-        JsonNode node;
-        try {
-            node = JSON.readTree(line);
-        } catch (Exception e) {
-            return false;
-        }
+    private static boolean isClaudeCodeRecord(JsonNode node) {
         if (node == null || !node.isObject() || !node.path("type").isTextual()) {
             return false;
         }

@@ -1,36 +1,16 @@
 package dev.funes.ingest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.Provenance;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -43,21 +23,11 @@ import java.util.regex.Pattern;
  * <p>What each record becomes is described in docs/FORMATS.md. Errors in the input become
  * {@link IndexProblem}s; the only exceptions that leave {@link #read()} are the sink's.
  */
-final class ClaudeCodeReader {
+final class ClaudeCodeReader extends JsonLinesReader {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClaudeCodeReader.class);
-
-    /**
-     * Longest line read as a record. Real records reach a few hundred KB (a PDF or screenshot
-     * in base64); a longer line is skipped with a warning rather than held in memory.
-     */
-    static final int MAX_LINE_BYTES = 4 << 20;
-    /** Problems listed per file; more are counted in one last problem. */
-    static final int MAX_PROBLEMS = 50;
     /** Summaries held while the session id is not yet known; past this, the file name names it. */
     static final int MAX_PENDING_SUMMARIES = 10_000;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> IGNORED_TYPES = Set.of("system", "file-history-snapshot",
             "queue-operation", "progress", "custom-title");
     private static final List<String> NOT_A_REQUEST = List.of("<local-command-stdout>", "<local-command-stderr>",
@@ -67,16 +37,7 @@ final class ClaudeCodeReader {
     private static final Pattern COMMAND_ARGS = Pattern.compile("<command-args>(.*?)</command-args>", Pattern.DOTALL);
     private static final Pattern BASH_INPUT = Pattern.compile("<bash-input>(.*?)</bash-input>", Pattern.DOTALL);
 
-    private final Path file;
-    private final Consumer<Memory> sink;
-    private final ArrayDeque<Memory> ready = new ArrayDeque<>();
     private final Chunker chunker;
-    private final List<IndexProblem> problems = new ArrayList<>();
-    private int suppressedProblems;
-    private final Map<String, long[]> unknownTypes = new LinkedHashMap<>();
-    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
 
     private final String stem;
     private final boolean subagentFile;
@@ -90,18 +51,12 @@ final class ClaudeCodeReader {
     private String messageId;
     private final Set<String> messageBlocks = new HashSet<>();
 
-    private long records;
-    private long skipped;
-    private long checkpointBytes;
-    private long checkpointLines;
-
     private record PendingSummary(Rec rec, String text, String leafUuid, boolean compaction) {
     }
 
     ClaudeCodeReader(Path file, Consumer<Memory> sink) {
-        this.file = file;
-        this.sink = sink;
-        this.chunker = new Chunker(file, ready::add);
+        super(file, sink);
+        this.chunker = new Chunker(file, ClaudeCodeFormat.NAME, this::emit);
         String name = file.getFileName() == null ? "" : file.getFileName().toString();
         this.stem = name.endsWith(".jsonl") ? name.substring(0, name.length() - ".jsonl".length()) : name;
         Path parent = file.getParent();
@@ -114,125 +69,10 @@ final class ClaudeCodeReader {
                 ? parent.getParent().getFileName().toString() : null;
     }
 
-    ParseResult read() {
-        boolean complete;
-        LineReader lines = null;
-        try (InputStream in = Files.newInputStream(file)) {
-            lines = new LineReader(in, MAX_LINE_BYTES);
-            while (lines.next()) {
-                line(lines);
-                drain();
-            }
-            complete = true;
-        } catch (NoSuchFileException e) {
-            problem(0, "file not found");
-            complete = false;
-        } catch (AccessDeniedException e) {
-            problem(0, "permission denied");
-            complete = false;
-        } catch (IOException e) {
-            problem(lines == null ? 0 : lines.number() + 1L, "read failed: " + e.getMessage());
-            complete = false;
-        }
-        end();
-        drain();
-        return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problemList());
-    }
-
-    // ---- lines -------------------------------------------------------------------------------
-
-    private void line(LineReader lines) {
-        int n = lines.number();
-        if (lines.oversize()) {
-            if (lines.terminated()) {
-                records++;
-                skipped++;
-                problem(n, String.format(Locale.ROOT, "line is %.1f MB, over the %d MB limit for one record; skipped",
-                        lines.length() / 1e6, MAX_LINE_BYTES >> 20));
-                checkpoint(lines);
-            }
-            return;
-        }
-        byte[] bytes = lines.bytes();
-        int from = n == 1 && lines.size() >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
-                && (bytes[2] & 0xFF) == 0xBF ? 3 : 0;
-        int to = lines.size();
-        if (to > from && bytes[to - 1] == '\r') {
-            to--;
-        }
-        long invalidAt = firstInvalidUtf8(bytes, from, to);
-        String text = new String(bytes, from, to - from, StandardCharsets.UTF_8);
-        if (text.isBlank()) {
-            if (lines.terminated()) {
-                checkpoint(lines);
-            }
-            return;
-        }
-        JsonNode node;
-        try {
-            node = JSON.readTree(text);
-        } catch (JsonProcessingException e) {
-            if (!lines.terminated()) {
-                // The last line of a file still being written: read it next time, once complete.
-                LOG.debug("{}:{}: incomplete last line left for later", file, n);
-                return;
-            }
-            records++;
-            skipped++;
-            problem(n, "malformed JSON, line skipped: " + Text.oneLine(String.valueOf(e.getOriginalMessage()), 160));
-            checkpoint(lines);
-            return;
-        }
-        records++;
-        checkpoint(lines);
-        if (invalidAt >= 0) {
-            problem(n, "invalid UTF-8 at byte " + (invalidAt + 1) + " of the line; replaced by U+FFFD");
-        }
-        if (node == null || !node.isObject()) {
-            skipped++;
-            problem(n, "expected a JSON object, found " + (node == null ? "nothing" : kind(node)) + "; line skipped");
-            return;
-        }
-        try {
-            record(n, lines.start(), lines.end(), node);
-        } catch (RuntimeException e) {
-            // A record shaped in a way no rule foresaw must not stop the file.
-            skipped++;
-            problem(n, "record could not be read (" + e + "); skipped");
-            LOG.debug("{}:{}: record could not be read", file, n, e);
-        }
-    }
-
-    private void checkpoint(LineReader lines) {
-        checkpointBytes = lines.end();
-        checkpointLines = lines.number();
-    }
-
-    private long firstInvalidUtf8(byte[] bytes, int from, int to) {
-        ByteBuffer in = ByteBuffer.wrap(bytes, from, to - from);
-        CharBuffer out = CharBuffer.allocate(Math.min(8192, Math.max(16, to - from)));
-        utf8.reset();
-        while (true) {
-            CoderResult result = utf8.decode(in, out, true);
-            if (result.isError()) {
-                return in.position() - from;
-            }
-            if (result.isOverflow()) {
-                out.clear();
-                continue;
-            }
-            result = utf8.flush(out);
-            if (result.isOverflow()) {
-                out.clear();
-                continue;
-            }
-            return -1;
-        }
-    }
-
     // ---- records -----------------------------------------------------------------------------
 
-    private void record(int line, long start, long end, JsonNode node) {
+    @Override
+    void record(int line, long start, long end, JsonNode node) {
         String session = text(node, "sessionId");
         if (session != null && fileSession == null) {
             fileSession = session;
@@ -244,17 +84,20 @@ final class ClaudeCodeReader {
         if (fileSession != null) {
             flushSummaries();
         }
-        Rec rec = new Rec(line, start, end, text(node, "uuid"), instant(text(node, "timestamp")),
-                sessionName(session), subagentFile ? parentSession() : null,
-                cwd != null ? cwd : fileCwd, text(node, "gitBranch"), text(node, "version"),
-                text(node, "agentId"), bool(node, "isSidechain") || subagentFile);
+        Map<String, String> meta = new HashMap<>(4);
+        putNonBlank(meta, "gitBranch", text(node, "gitBranch"));
+        putNonBlank(meta, "agentVersion", text(node, "version"));
+        putNonBlank(meta, "agentId", text(node, "agentId"));
+        putNonBlank(meta, "parentSession", subagentFile ? parentSession() : null);
+        Rec rec = new Rec(line, line, start, end, text(node, "uuid"), Json.instant(text(node, "timestamp")),
+                sessionName(session), cwd != null ? cwd : fileCwd, bool(node, "isSidechain") || subagentFile, meta);
         JsonNode typeNode = node.get("type");
         String type = typeNode != null && typeNode.isTextual() ? typeNode.asText() : null;
         if (internalAgentFile) {
             return;
         }
         if (type == null) {
-            unknown(typeNode == null ? "(no type)" : "(type is " + kind(typeNode) + ")", line);
+            unknown(typeNode == null ? "(no type)" : "(type is " + Json.kind(typeNode) + ")", line);
             chunker.passive(rec);
             return;
         }
@@ -417,14 +260,14 @@ final class ClaudeCodeReader {
     private JsonNode message(Rec rec, JsonNode node, String role) {
         JsonNode message = node.get("message");
         if (message == null || !message.isObject()) {
-            skipped++;
-            problem(rec.line(), role + " record has no \"message\" object; skipped");
+            skip();
+            problems.add(rec.line(), role + " record has no \"message\" object; skipped");
             return null;
         }
         JsonNode content = message.get("content");
         if (content == null || !(content.isTextual() || content.isArray())) {
-            skipped++;
-            problem(rec.line(), "message.content is " + (content == null ? "missing" : kind(content))
+            skip();
+            problems.add(rec.line(), "message.content is " + (content == null ? "missing" : Json.kind(content))
                     + ", expected a string or an array; skipped");
             return null;
         }
@@ -436,8 +279,8 @@ final class ClaudeCodeReader {
     private void summary(Rec rec, JsonNode node) {
         String text = text(node, "summary");
         if (Text.isBlank(text)) {
-            skipped++;
-            problem(rec.line(), "summary record has no \"summary\" text; skipped");
+            skip();
+            problems.add(rec.line(), "summary record has no \"summary\" text; skipped");
             return;
         }
         chunker.passive(rec);
@@ -463,18 +306,18 @@ final class ClaudeCodeReader {
     private void summaryMemory(PendingSummary s) {
         Rec rec = s.rec();
         String text = Text.headTail(Text.clean(s.text()), Chunker.MAX_CHARS);
-        Memory memory = Memory.builder(MemoryKind.SUMMARY, Chunker.AGENT, text)
+        Memory memory = Memory.builder(MemoryKind.SUMMARY, ClaudeCodeFormat.NAME, text)
                 .time(rec.time(), rec.time())
                 .project(rec.cwd() != null ? rec.cwd() : fileCwd)
                 .session(sessionName(null))
                 .provenance(new Provenance(file, rec.line(), rec.line(), rec.start(), rec.end(),
-                        rec.uuid() == null ? List.of() : List.of(rec.uuid())))
+                        rec.id() == null ? List.of() : List.of(rec.id())))
                 .metadata("leafUuid", s.leafUuid())
                 .metadata("compaction", s.compaction() ? "true" : null)
-                .metadata("gitBranch", Text.isBlank(rec.gitBranch()) ? null : rec.gitBranch())
+                .metadata("gitBranch", rec.meta().get("gitBranch"))
                 .metadata("parentSession", subagentFile ? parentSession() : null)
                 .build();
-        ready.add(memory);
+        emit(memory);
     }
 
     // ---- sessions ----------------------------------------------------------------------------
@@ -496,94 +339,27 @@ final class ClaudeCodeReader {
         return pathParentSession != null ? pathParentSession : fileSession;
     }
 
+    private static void putNonBlank(Map<String, String> meta, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            meta.put(key, value);
+        }
+    }
+
     // ---- end of file -------------------------------------------------------------------------
 
-    private void end() {
-        try {
-            chunker.finishAll();
-            flushSummaries();
-        } catch (RuntimeException e) {
-            problem(0, "could not finish the last exchange (" + e + ")");
-            LOG.debug("{}: could not finish the last exchange", file, e);
-        }
-        if (!unknownTypes.isEmpty()) {
-            StringBuilder s = new StringBuilder();
-            long count = 0;
-            long first = Long.MAX_VALUE;
-            for (Map.Entry<String, long[]> e : unknownTypes.entrySet()) {
-                count += e.getValue()[0];
-                first = Math.min(first, e.getValue()[1]);
-                s.append(s.length() == 0 ? "" : ", ").append('\'').append(e.getKey()).append("' \u00d7")
-                 .append(e.getValue()[0]).append(" (first at line ").append(e.getValue()[1]).append(')');
-            }
-            // Always listed, even past the cap: it is the one warning a file gets for these.
-            problems.add(new IndexProblem(file, first, "skipped " + count + (count == 1 ? " record" : " records") + " of unknown type: " + s));
-        }
-    }
-
-    private void drain() {
-        while (!ready.isEmpty()) {
-            sink.accept(ready.poll());
-        }
-    }
-
-    // ---- problems ----------------------------------------------------------------------------
-
-    private void unknown(String type, long line) {
-        skipped++;
-        long[] seen = unknownTypes.computeIfAbsent(type, t -> new long[] {0, line});
-        seen[0]++;
-    }
-
-    private void problem(long line, String message) {
-        LOG.debug("{}:{}: {}", file, line, message);
-        if (problems.size() < MAX_PROBLEMS) {
-            problems.add(new IndexProblem(file, line, message));
-        } else {
-            suppressedProblems++;
-        }
-    }
-
-    private List<IndexProblem> problemList() {
-        List<IndexProblem> all = new ArrayList<>(problems);
-        if (suppressedProblems > 0) {
-            all.add(new IndexProblem(file, 0, suppressedProblems + " more problems not listed"));
-        }
-        return all;
+    @Override
+    void finish() {
+        chunker.finishAll();
+        flushSummaries();
     }
 
     // ---- JSON helpers ------------------------------------------------------------------------
 
     private static String text(JsonNode node, String field) {
-        JsonNode v = node == null ? null : node.get(field);
-        return v != null && v.isTextual() ? v.asText() : null;
+        return Json.text(node, field);
     }
 
     private static boolean bool(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        return v != null && v.isBoolean() && v.booleanValue();
-    }
-
-    private static Instant instant(String s) {
-        if (s == null) {
-            return null;
-        }
-        try {
-            return Instant.parse(s);
-        } catch (DateTimeParseException e) {
-            return null;
-        }
-    }
-
-    private static String kind(JsonNode node) {
-        return switch (node.getNodeType()) {
-            case ARRAY -> "an array";
-            case OBJECT, POJO -> "an object";
-            case NUMBER -> "a number";
-            case BOOLEAN -> "a boolean";
-            case NULL -> "null";
-            case STRING -> "a string";
-            default -> node.getNodeType().name().toLowerCase(Locale.ROOT);
-        };
+        return Json.bool(node, field);
     }
 }

@@ -63,7 +63,7 @@ import java.util.function.Consumer;
  *       read again. A file still being written (its last line incomplete) is read again next time.</li>
  *   <li><b>Walking.</b> Folders are walked recursively in path order, following symbolic links
  *       but not link loops; hidden files and folders (name starting with {@code .}) below a root
- *       are skipped. A file reached twice (overlapping roots, links) is read once, under its real
+ *       are skipped, except the logs agents keep under hidden names ({@code .aider.chat.history.md}). A file reached twice (overlapping roots, links) is read once, under its real
  *       path. Files no format recognises are counted as ignored; when such a file was named
  *       explicitly as a root, that is reported as a problem.</li>
  *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
@@ -81,6 +81,8 @@ public final class Indexer {
     public static final int HEAD_BYTES = 64 * 1024;
     /** Memories per {@link MemoryStore#addAll} call unless set otherwise. */
     public static final int DEFAULT_BATCH_SIZE = 256;
+    /** Logs that agents write under hidden names, in the projects they work on: not skipped as hidden. */
+    private static final Set<String> AGENT_FILES = Set.of(AiderFormat.FILE_NAME);
     /** Bytes of a file's beginning hashed into {@link SourceState#headFingerprint()}. */
     static final int FINGERPRINT_BYTES = 4096;
 
@@ -207,7 +209,7 @@ public final class Indexer {
 
     private static boolean hidden(Path path) {
         Path name = path.getFileName();
-        return name != null && name.toString().startsWith(".");
+        return name != null && name.toString().startsWith(".") && !AGENT_FILES.contains(name.toString());
     }
 
     private static Path real(Path path) {

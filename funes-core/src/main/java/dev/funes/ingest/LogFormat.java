@@ -9,7 +9,8 @@ import java.util.function.Consumer;
  * Reads the session logs of one coding agent into memories. The plug-in interface behind the
  * {@link Indexer}.
  *
- * <p>Besides the built-in formats ({@link AgentLogs#claudeCode()}), implementations are found with
+ * <p>Besides the built-in formats ({@link AgentLogs#claudeCode()}, {@link AgentLogs#codex()}, ...),
+ * implementations are found with
  * {@link java.util.ServiceLoader}: list the class in
  * {@code META-INF/services/dev.funes.ingest.LogFormat} and give it a public no-argument
  * constructor. See {@link AgentLogs#formats(ClassLoader)}.

@@ -1,24 +1,29 @@
 package dev.funes.ingest;
 
 import java.time.Instant;
+import java.util.Map;
 
 /**
- * One log record as the chunker sees it: where it is in the file and the session fields that
- * travel with every Claude Code record.
+ * One log record (or one part of a record, such as one tool call of a JSON message) as the
+ * chunker sees it: the lines it spans and the session fields that travel with it.
  *
- * @param line          1-based line number
- * @param start         offset of the line's first byte
- * @param end           offset just past the line, newline included
- * @param uuid          the record's {@code uuid}, or null
- * @param time          the record's {@code timestamp}, or null
- * @param session       the session the record belongs to, as Funes names it
- * @param parentSession for sub-agent transcripts, the session that started the agent; else null
- * @param cwd           working directory, or null
- * @param gitBranch     git branch, or null
- * @param version       Claude Code version, or null
- * @param agentId       sub-agent id, or null
- * @param sidechain     whether the record belongs to a sub-agent conversation
+ * @param line      first line, 1-based
+ * @param lastLine  last line, inclusive; equal to {@code line} for a JSON Lines record
+ * @param start     offset of the first byte of {@code line}
+ * @param end       offset just past {@code lastLine}, newline included
+ * @param id        the record's id in the log (a Claude Code {@code uuid}, a Gemini message id),
+ *                  or null
+ * @param time      the record's time, or null
+ * @param session   the session the record belongs to, as Funes names it
+ * @param cwd       working directory, or null
+ * @param sidechain whether the record belongs to a sub-agent conversation
+ * @param meta      metadata the exchange that starts with this record carries (git branch, agent
+ *                  version, ...); values are never blank
  */
-record Rec(int line, long start, long end, String uuid, Instant time, String session, String parentSession,
-           String cwd, String gitBranch, String version, String agentId, boolean sidechain) {
+record Rec(int line, int lastLine, long start, long end, String id, Instant time, String session, String cwd,
+           boolean sidechain, Map<String, String> meta) {
+
+    Rec {
+        meta = meta == null ? Map.of() : meta;
+    }
 }

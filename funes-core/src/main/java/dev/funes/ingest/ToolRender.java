@@ -7,8 +7,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Compact renderings of Claude Code tool calls and results: the tool, its key input (command,
- * file, pattern, URL) and the outcome with the head and tail of long output.
+ * Compact renderings of agents' tool calls and results: the tool, its key input (command,
+ * file, pattern, URL) and the outcome with the head and tail of long output. Tool names of
+ * every supported agent are known here (they do not collide): Claude Code's {@code Bash} and
+ * {@code Edit}, Codex's {@code shell} and {@code apply_patch}, Gemini CLI's
+ * {@code run_shell_command}, Cline's {@code execute_command}, ...
  */
 final class ToolRender {
 
@@ -19,8 +22,16 @@ final class ToolRender {
     static final int RESULT_CHARS = 800;
 
     private static final Set<String> FILE_TOOLS = Set.of("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead");
-    private static final Set<String> READ_TOOLS = Set.of("Read", "NotebookRead");
-    private static final Set<String> EDIT_TOOLS = Set.of("Write", "Edit", "MultiEdit", "NotebookEdit");
+    private static final Set<String> READ_TOOLS = Set.of("Read", "NotebookRead",
+            "read_file", "read_many_files", "view_image", "read");
+    private static final Set<String> EDIT_TOOLS = Set.of("Write", "Edit", "MultiEdit", "NotebookEdit",
+            "apply_patch", "write_file", "replace", "edit", "write", "write_to_file", "replace_in_file");
+    /** Plan and todo updates: the label says it all, the result ("Plan updated") adds nothing. */
+    private static final Set<String> PLAN_TOOLS = Set.of("TodoWrite", "update_plan", "write_todos");
+    /** Tools of other agents whose key input is one file path, under one of these names. */
+    private static final Set<String> PATH_TOOLS = Set.of("read_file", "write_file", "replace", "edit", "write", "read",
+            "write_to_file", "replace_in_file", "list_files", "list_directory", "list_code_definition_names", "view_image");
+    private static final String[] PATH_FIELDS = {"file_path", "absolute_path", "absolutePath", "path", "dir_path", "notebook_path"};
 
     private ToolRender() {
     }
@@ -47,7 +58,7 @@ final class ToolRender {
         } else if ("TodoWrite".equals(name)) {
             body = todos(input.get("todos"));
         } else {
-            body = scalars(input);
+            body = other(name, input, cwd);
         }
         String label = "[" + name + "]" + (Text.isBlank(body) ? "" : " " + body);
         return Text.oneLine(label, LABEL_CHARS);
@@ -67,7 +78,7 @@ final class ToolRender {
         if (!error && toolName != null && READ_TOOLS.contains(toolName)) {
             return status + " (" + lines.size() + (lines.size() == 1 ? " line)" : " lines)");
         }
-        if (!error && toolName != null && (EDIT_TOOLS.contains(toolName) || "TodoWrite".equals(toolName))) {
+        if (!error && toolName != null && (EDIT_TOOLS.contains(toolName) || PLAN_TOOLS.contains(toolName))) {
             // "The file ... has been updated" / "Todos have been modified": the label says it all.
             return status;
         }
@@ -131,6 +142,115 @@ final class ToolRender {
             }
         }
         return todos.size() + (todos.size() == 1 ? " todo" : " todos") + (active == null ? "" : ", now: " + active);
+    }
+
+    /** The key input of the tools of agents other than Claude Code; scalars for unknown tools. */
+    private static String other(String name, JsonNode input, String cwd) {
+        switch (name) {
+            case "shell", "local_shell", "container.exec", "exec_command", "shell_command", "run_shell_command",
+                 "execute_command", "run", "bash" -> {
+                return shellCommand(firstNode(input, "command", "cmd"));
+            }
+            case "str_replace_editor", "file_editor" -> {
+                return join(field(input, "command"), prefixed(" ", relative(firstOf(input, PATH_FIELDS), cwd)));
+            }
+            case "write_stdin" -> {
+                String chars = field(input, "chars");
+                return join(prefixed("session ", field(input, "session_id")), Text.isBlank(chars) ? null : ": " + chars);
+            }
+            case "apply_patch" -> {
+                String patch = input != null && input.isTextual() ? input.asText() : firstOf(input, "input", "patch");
+                return patch == null ? "" : Patches.summary(patch);
+            }
+            case "update_plan" -> {
+                return steps(input == null ? null : input.get("plan"), "step");
+            }
+            case "write_todos" -> {
+                return steps(input == null ? null : input.get("todos"), "description");
+            }
+            case "search_files", "search_file_content", "grep" -> {
+                return join(quoted(firstOf(input, "regex", "pattern")), prefixed(" in ", relative(firstOf(input, PATH_FIELDS), cwd)),
+                        prefixed(" files ", firstOf(input, "file_pattern", "include", "glob")));
+            }
+            case "glob" -> {
+                return join(field(input, "pattern"), prefixed(" in ", relative(firstOf(input, PATH_FIELDS), cwd)));
+            }
+            case "google_web_search", "web_search" -> {
+                return field(input, "query");
+            }
+            case "web_fetch", "browse", "browser_action" -> {
+                return join(suffixed(field(input, "action"), " "), firstOf(input, "url", "prompt"));
+            }
+            case "read_many_files" -> {
+                JsonNode paths = input == null ? null : input.get("paths");
+                return paths != null && paths.isArray() ? listed(paths) : scalars(input);
+            }
+            case "use_mcp_tool", "access_mcp_resource" -> {
+                return join(field(input, "server_name"), prefixed(" ", firstOf(input, "tool_name", "uri")),
+                        prefixed(" ", field(input, "arguments")));
+            }
+            default -> {
+                if (PATH_TOOLS.contains(name)) {
+                    String path = firstOf(input, PATH_FIELDS);
+                    if (path != null) {
+                        return relative(path, cwd);
+                    }
+                }
+                return scalars(input);
+            }
+        }
+    }
+
+    /** A shell command given as a string or as an argv array; {@code bash -lc "x"} reads as {@code x}. */
+    static String shellCommand(JsonNode command) {
+        if (command == null || command.isNull()) {
+            return null;
+        }
+        if (command.isArray()) {
+            List<String> argv = new java.util.ArrayList<>();
+            for (JsonNode a : command) {
+                argv.add(a.isValueNode() ? a.asText() : a.toString());
+            }
+            if (argv.size() == 3 && argv.get(0).endsWith("sh") && argv.get(1).matches("-l?c")) {
+                return argv.get(2);
+            }
+            return String.join(" ", argv);
+        }
+        return command.isValueNode() ? command.asText() : command.toString();
+    }
+
+    private static String steps(JsonNode steps, String textField) {
+        if (steps == null || !steps.isArray()) {
+            return "";
+        }
+        String active = null;
+        for (JsonNode step : steps) {
+            if ("in_progress".equals(step.path("status").asText()) && step.path(textField).isTextual()) {
+                active = step.path(textField).asText();
+                break;
+            }
+        }
+        return steps.size() + (steps.size() == 1 ? " step" : " steps") + (active == null ? "" : ", now: " + active);
+    }
+
+    private static String listed(JsonNode values) {
+        StringBuilder s = new StringBuilder();
+        for (JsonNode v : values) {
+            if (v.isValueNode()) {
+                s.append(s.length() == 0 ? "" : ", ").append(v.asText());
+            }
+        }
+        return s.toString();
+    }
+
+    private static JsonNode firstNode(JsonNode input, String... names) {
+        for (String name : names) {
+            JsonNode v = input == null ? null : input.get(name);
+            if (v != null && !v.isNull()) {
+                return v;
+            }
+        }
+        return null;
     }
 
     /** The scalar fields of an unknown tool's input, {@code key: value; ...}. */

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -30,9 +31,41 @@ class AgentLogsTest {
     }
 
     @Test
-    void builtInFormatComesFirst() {
-        assertThat(AgentLogs.formats().get(0)).isSameAs(AgentLogs.claudeCode());
-        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader())).containsExactly(AgentLogs.claudeCode());
+    void defaultRootsFollowTheAgentsConfigVariables() throws Exception {
+        Path claudeHome = Files.createDirectories(home.resolve("claude-config").resolve("projects"));
+        Path codexHome = Files.createDirectories(home.resolve("codex-home").resolve("sessions"));
+        Path archived = Files.createDirectories(home.resolve("codex-home").resolve("archived_sessions"));
+        Files.createDirectories(home.resolve(".codex").resolve("sessions"));
+
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of("CLAUDE_CONFIG_DIR", home.resolve("claude-config").toString(),
+                "CODEX_HOME", home.resolve("codex-home").toString()), home)).containsExactly(claudeHome, codexHome, archived);
+    }
+
+    @Test
+    void defaultRootsHoldEveryAgentsFolderThatExists() throws Exception {
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).isEmpty();
+
+        Path codex = Files.createDirectories(home.resolve(".codex").resolve("sessions"));
+        Path claude = Files.createDirectories(home.resolve(".claude").resolve("projects"));
+        Path gemini = Files.createDirectories(home.resolve(".gemini").resolve("tmp"));
+        Path cline = Files.createDirectories(home.resolve(".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks"));
+        Path roo = Files.createDirectories(home.resolve("Library/Application Support/Cursor/User/globalStorage")
+                .resolve("rooveterinaryinc.roo-cline/tasks"));
+
+        assertThat(AgentLogs.defaultRoots(java.util.Map.of(), home)).containsExactly(claude, codex, gemini, cline, roo);
+    }
+
+    @Test
+    void specificFormatsComeFirstThenPluginsThenTheGenericOne() {
+        List<LogFormat> specific = List.of(AgentLogs.claudeCode(), AgentLogs.codex(), AgentLogs.aider(), AgentLogs.gemini(),
+                AgentLogs.cline(), AgentLogs.openHands(), AgentLogs.sweAgent());
+        List<LogFormat> all = AgentLogs.formats();
+
+        assertThat(all.subList(0, specific.size())).isEqualTo(specific);
+        assertThat(all.get(specific.size()).name()).isEqualTo("test-notes");
+        assertThat(all.get(all.size() - 1)).isSameAs(AgentLogs.generic());
+        assertThat(AgentLogs.formats(ClassLoader.getPlatformClassLoader()))
+                .containsExactlyElementsOf(java.util.stream.Stream.concat(specific.stream(), java.util.stream.Stream.of(AgentLogs.generic())).toList());
     }
 
     @Test

@@ -307,7 +307,8 @@ class ClaudeCodeBadInputTest {
             Path file = Records.write(dir.resolve("noise-" + round + ".jsonl"), bytes);
             ParseResult result = AgentLogs.claudeCode().parse(file, m -> { });
             assertThat(result.complete()).as("seed %d round %d", seed, round).isTrue();
-            assertThat(result.problems().size()).as("seed %d round %d", seed, round).isLessThanOrEqualTo(ClaudeCodeReader.MAX_PROBLEMS + 1);
+            // The listed ones, the unknown-type summary (a noise line can parse as {}), the count of the rest.
+            assertThat(result.problems().size()).as("seed %d round %d", seed, round).isLessThanOrEqualTo(Problems.MAX + 2);
         }
     }
 

@@ -224,6 +224,20 @@ class IndexerTest {
     }
 
     @Test
+    void aiderHistoriesAreReadThoughTheirNameIsHidden() throws IOException {
+        Path project = Files.createDirectories(tmp.resolve("acme-shop"));
+        Path history = Files.copy(AiderSampleTest.sample(), project.resolve(".aider.chat.history.md")).toRealPath();
+        Files.copy(AiderSampleTest.sample(), Files.createDirectories(project.resolve(".git")).resolve(".aider.chat.history.md"));
+
+        IndexReport report = indexer().build().index(List.of(project));
+
+        assertThat(report.filesSeen()).isEqualTo(1);
+        assertThat(report.filesIndexed()).isEqualTo(1);
+        assertThat(store.sources().get(history).format()).isEqualTo("aider");
+        assertThat(store.all()).hasSize(4).allSatisfy(m -> assertThat(m.agent()).isEqualTo("aider"));
+    }
+
+    @Test
     void aMissingRootIsAProblemAndTheOtherRootsAreIndexed() {
         Path missing = tmp.resolve("no-such-folder");
 
@@ -242,7 +256,7 @@ class IndexerTest {
 
         assertThat(report.filesIgnored()).isEqualTo(2);
         assertThat(report.problems()).extracting(IndexProblem::toString)
-                .containsExactly(notes + ": not in a log format Funes reads (known: claude-code, test-notes)");
+                .containsExactly(notes + ": not in a log format Funes reads (known: claude-code, codex, aider, gemini, cline, openhands, swe-agent, test-notes, generic)");
     }
 
     @Test
@@ -291,7 +305,7 @@ class IndexerTest {
         Path notes = Records.write(projects.resolve("team").resolve("decisions.notes"),
                 TestNotesFormat.MAGIC + "\nWe keep SQLite as the source of truth.\n\nJVector is derived.\n");
 
-        assertThat(AgentLogs.formats()).extracting(LogFormat::name).containsExactly("claude-code", "test-notes");
+        assertThat(AgentLogs.formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes", "generic");
         IndexReport report = indexer().build().index(List.of(projects));
 
         assertThat(report.filesIndexed()).isEqualTo(3);
@@ -340,7 +354,7 @@ class IndexerTest {
         assertThatThrownBy(() -> indexer().formats(List.of())).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> indexer().formats(List.of(AgentLogs.claudeCode(), AgentLogs.claudeCode())))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(indexer().build().formats()).extracting(LogFormat::name).containsExactly("claude-code", "test-notes");
+        assertThat(indexer().build().formats()).extracting(LogFormat::name).containsExactly("claude-code", "codex", "aider", "gemini", "cline", "openhands", "swe-agent", "test-notes", "generic");
     }
 
     @Test

@@ -59,9 +59,45 @@ final class Logs {
     }
 
     static Parsed parse(Path file) {
+        return parse(AgentLogs.claudeCode(), file);
+    }
+
+    static Parsed parse(LogFormat format, Path file) {
         List<Memory> memories = new ArrayList<>();
-        ParseResult result = AgentLogs.claudeCode().parse(file, memories::add);
+        ParseResult result = format.parse(file, memories::add);
         return new Parsed(memories, result);
+    }
+
+    /** A test resource folder or file, as a path. */
+    static Path resource(String name) {
+        try {
+            return Path.of(Logs.class.getResource("/" + name).toURI());
+        } catch (URISyntaxException | NullPointerException e) {
+            throw new IllegalStateException("no test resource " + name, e);
+        }
+    }
+
+    /** A folder of the shared real logs; the test is skipped, visibly, when it is absent. */
+    static Path fixtures(String format) {
+        Path dir = shared().resolve("fixtures").resolve(format);
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(dir), "shared fixtures not found at "
+                + dir.toAbsolutePath() + " (set -Dfunes.shared.dir); real-log tests skipped");
+        return dir;
+    }
+
+    /**
+     * Checks what holds for every format: the cited lines exist, the byte range is exactly
+     * those lines, and the memory is focused (at most {@link Chunker#MAX_LINES} lines and
+     * {@link Chunker#MAX_CHARS} characters).
+     */
+    static void assertCitedLinesExist(Memory m, Lines lines) {
+        Provenance p = m.provenance();
+        assertThat(p).as("provenance of %s", m.id()).isNotNull();
+        assertThat(p.lineEnd()).as("%s", p).isLessThanOrEqualTo(lines.count());
+        assertThat(p.byteStart()).as("byteStart of %s", p).isEqualTo(lines.offsets()[p.lineStart() - 1]);
+        assertThat(p.byteEnd()).as("byteEnd of %s", p).isEqualTo(lines.offsets()[p.lineEnd()]);
+        assertThat(p.lineCount()).as("%s", p).isLessThanOrEqualTo(Chunker.MAX_LINES);
+        assertThat(m.text().length()).as("%s", p).isLessThanOrEqualTo(Chunker.MAX_CHARS);
     }
 
     /** The lines of a file with their byte offsets: {@code offsets[i]} is where line i+1 starts. */

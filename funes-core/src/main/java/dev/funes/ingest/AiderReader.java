@@ -1,0 +1,960 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads one Aider chat history, line by line, into memories; one instance per file and call.
+ *
+ * <p>The file is Markdown that Aider appends to: a header per session, the person's input as
+ * {@code #### } lines, Aider's own messages as {@code > } lines, and the model's replies as
+ * plain Markdown (with SEARCH/REPLACE edit blocks). Lines are grouped into blocks by that prefix;
+ * inside a fenced code block, every line belongs to the reply. A block longer than
+ * {@link Chunker#MAX_LINES} is cited in pieces, so each memory stays focused. See docs/FORMATS.md.
+ */
+final class AiderReader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AiderReader.class);
+
+    static final String HEADER = "# aider chat started at ";
+    /** Lines of one piece handed to the chunker: a long reply or request is cited in pieces. */
+    static final int PIECE_LINES = Chunker.MAX_LINES;
+    /** Lines of a fence read before deciding whether it holds an edit. */
+    private static final int FENCE_LOOKAHEAD = 3;
+
+    private static final DateTimeFormatter HEADER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
+    private static final DateTimeFormatter SESSION_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss", Locale.ROOT);
+    private static final Pattern FENCE = Pattern.compile("^(`{3,}|~{3,})");
+    private static final Pattern THINK_OPEN = Pattern.compile("^<(thinking-content-[0-9a-f]+|think|thinking)>\\s*$");
+    private static final Pattern APPLIED = Pattern.compile("^Applied edit to (.+?)\\s*$");
+    private static final Pattern COMMIT = Pattern.compile("^Commit ([0-9a-f]{7,40}) (.+)$");
+    private static final Pattern ADDED = Pattern.compile("^Added (.+?) to the chat(?: \\(read-only\\))?\\.?$");
+    private static final Pattern CONFIRM = Pattern.compile("\\? \\(Y\\)es/\\(N\\)o.*]: ?\\S*\\s*$");
+    private static final Pattern VERSION = Pattern.compile("^Aider v(\\S+)");
+    private static final Pattern MODEL = Pattern.compile("^(?:Main model|Model): (\\S+)");
+    private static final Pattern WORKING_DIR = Pattern.compile("^(?:Git working dir|Git repository created in):? (.+)$");
+    private static final Pattern PATH = Pattern.compile("^[\\w.@~+-]*[\\w@~+-]+(?:[/\\\\][\\w.@~+ -]+)*\\.?[\\w-]*$");
+    private static final List<String> NOISE = List.of("Tokens: ", "You can use /undo", "Retrying in ", "Cost estimates",
+            "Copied code context", "Repo-map can't", "Restored previous conversation", "All chat history cleared",
+            "https://aider.chat/", "For more info", "Scraping ", "Warning: ", "Cur working dir:", "Git working dir:",
+            "Skipping edits to", "Use /help", "Add .aider* to .gitignore", "Added .aider* to .gitignore",
+            "Allow edits to file", "Create new file?", "Add file to the chat?", "Add URL to the chat?",
+            "Run shell command?", "Add command output to the chat?", "Fix lint errors", "Attempt to fix");
+    private static final Pattern USER_PROMPT = Pattern.compile("<UserPrompt>(.*?)(?:</UserPrompt>|$)", Pattern.DOTALL);
+    private static final Pattern SYSTEM_PROMPT = Pattern.compile("<SystemPrompt>.*?(?:</SystemPrompt>|$)", Pattern.DOTALL);
+    private static final Set<String> TAG_FENCES = Set.of("<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>");
+    static final String WATCH_REQUEST = "(a request written as an AI! comment in the code)";
+    /** Commands whose argument is a request to the model; every other command is an instruction to Aider. */
+    private static final Set<String> ASKING = Set.of("/ask", "/code", "/architect", "/context", "/help");
+
+    private final Path file;
+    private final Consumer<Memory> sink;
+    private final Problems problems;
+    private final Chunker chunker;
+    private final ArrayDeque<Memory> ready = new ArrayDeque<>();
+    private final String fileProject;
+
+    private long records;
+    private long skipped;
+    private long checkpointBytes;
+    private long checkpointLines;
+
+    // ---- session ----
+    private String session;
+    private Instant sessionStart;
+    private String project;
+    private String version;
+    private String model;
+    private Map<String, String> meta = Map.of();
+    private boolean sessionHasRequest;
+    private final LinkedHashSet<String> commits = new LinkedHashSet<>();
+
+    // ---- blocks ----
+    private enum Kind { NONE, USER, TOOL, REPLY }
+
+    private Kind kind = Kind.NONE;
+    private final List<Line> userLines = new ArrayList<>();
+    private Piece toolOther;
+    private Piece toolAdded;
+    private boolean toolInterrupted;
+
+    private Piece text;
+    private Piece thinking;
+    /** The line that ends the thinking block being read, or null outside one. */
+    private String thinkClose;
+    private Fence fence;
+    private MessageDigest replyDigest;
+    private byte[] lastReply;
+    private int replyStart;
+
+    private String requestKey;
+    private boolean answeredSinceRequest;
+
+    /** One line of the file: number, byte range, content without newline and trailing spaces. */
+    private record Line(int number, long start, long end, String text, boolean hardBreak) {
+    }
+
+    /** Lines gathered into one piece for the chunker. */
+    private static final class Piece {
+        final Line first;
+        Line last;
+        final StringBuilder text = new StringBuilder();
+        int lines;
+        /** The last line with content: trailing blank lines are not cited. */
+        Line lastContent;
+        private Line beforeLast;
+        private int lengthBeforeLast;
+        private Line contentBeforeLast;
+
+        Piece(Line first) {
+            this.first = first;
+            this.last = first;
+        }
+
+        void add(Line line, String content) {
+            beforeLast = lines == 0 ? null : last;
+            lengthBeforeLast = text.length();
+            contentBeforeLast = lastContent;
+            if (lines > 0) {
+                text.append('\n');
+            }
+            text.append(content);
+            last = line;
+            if (!content.isBlank()) {
+                lastContent = line;
+            }
+            lines++;
+        }
+
+        /** Takes back the last line added; false when it was the only one. */
+        boolean removeLast() {
+            if (beforeLast == null) {
+                return false;
+            }
+            text.setLength(lengthBeforeLast);
+            last = beforeLast;
+            lastContent = contentBeforeLast;
+            beforeLast = null;
+            lines--;
+            return true;
+        }
+    }
+
+    /** A fenced block of a reply: code, SEARCH/REPLACE edits, or a whole file named on the line above. */
+    private static final class Fence {
+        final Line open;
+        final String marker;
+        /** The file name on the line just above the fence, or null. */
+        final Line pathAbove;
+        final List<Line> head = new ArrayList<>();
+        boolean decided;
+        boolean code;
+        boolean wholeFile;
+        Line lastLine;
+        /** For a whole file: its last non-blank line within one piece of the file name. */
+        Line lastCited;
+        int wholeLines;
+        /** The last file name read inside the fence, for the next SEARCH block. */
+        Line pathInside;
+        String editPath;
+        Line editFirst;
+        Line editCited;
+        int section;
+        int searchLines;
+        int replaceLines;
+        final Set<String> searched = new java.util.HashSet<>();
+        final List<String> added = new ArrayList<>();
+
+        Fence(Line open, String marker, Line pathAbove) {
+            this.open = open;
+            this.marker = marker;
+            this.pathAbove = pathAbove;
+            this.lastLine = open;
+        }
+
+        boolean closes(String line) {
+            String t = line.strip();
+            if (marker.startsWith("<")) {
+                return t.equals("</" + marker.substring(1));
+            }
+            return t.length() >= marker.length() && t.chars().allMatch(c -> c == marker.charAt(0));
+        }
+    }
+
+    AiderReader(Path file, Consumer<Memory> sink) {
+        this.file = file;
+        this.sink = sink;
+        this.problems = new Problems(file);
+        this.chunker = new Chunker(file, AiderFormat.NAME, ready::add);
+        Path name = file.getFileName();
+        this.fileProject = name != null && AiderFormat.FILE_NAME.equals(name.toString()) && file.getParent() != null
+                ? file.getParent().toString() : null;
+        this.project = fileProject;
+        this.session = sessionId(null, 1);
+    }
+
+    ParseResult read() {
+        boolean complete;
+        LineReader lines = null;
+        try (InputStream in = Files.newInputStream(file)) {
+            lines = new LineReader(in, JsonLinesReader.MAX_LINE_BYTES);
+            while (lines.next()) {
+                line(lines);
+                drain();
+            }
+            complete = true;
+        } catch (NoSuchFileException e) {
+            problems.add(0, "file not found");
+            complete = false;
+        } catch (AccessDeniedException e) {
+            problems.add(0, "permission denied");
+            complete = false;
+        } catch (IOException e) {
+            problems.add(lines == null ? 0 : lines.number() + 1L, "read failed: " + e.getMessage());
+            complete = false;
+        }
+        try {
+            endBlock();
+            chunker.finishAll();
+        } catch (RuntimeException e) {
+            problems.add(0, "could not finish the last exchange (" + e + ")");
+            LOG.debug("{}: could not finish the last exchange", file, e);
+        }
+        drain();
+        return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problems.list());
+    }
+
+    private void drain() {
+        while (!ready.isEmpty()) {
+            sink.accept(ready.poll());
+        }
+    }
+
+    // ---- lines -------------------------------------------------------------------------------
+
+    private void line(LineReader lines) {
+        int n = lines.number();
+        checkpointBytes = lines.end();
+        checkpointLines = n;
+        if (lines.oversize()) {
+            records++;
+            skipped++;
+            problems.add(n, String.format(Locale.ROOT, "line is %.1f MB, over the %d MB limit; skipped",
+                    lines.length() / 1e6, JsonLinesReader.MAX_LINE_BYTES >> 20));
+            return;
+        }
+        byte[] bytes = lines.bytes();
+        int from = n == 1 ? Heads.skipBom(Arrays.copyOf(bytes, Math.min(3, lines.size()))) : 0;
+        String raw = new String(bytes, from, lines.size() - from, StandardCharsets.UTF_8);
+        if (raw.indexOf('\uFFFD') >= 0 && !Arrays.equals(raw.getBytes(StandardCharsets.UTF_8),
+                Arrays.copyOfRange(bytes, from, lines.size()))) {
+            problems.add(n, "invalid UTF-8; replaced by U+FFFD");
+        }
+        if (raw.endsWith("\r")) {
+            raw = raw.substring(0, raw.length() - 1);
+        }
+        String content = raw.stripTrailing();
+        if (!content.isEmpty()) {
+            records++;
+        }
+        // Aider ends the lines it writes for the person and for itself with a Markdown hard break.
+        Line line = new Line(n, lines.start(), lines.end(), content, raw.endsWith("  "));
+        try {
+            classify(line);
+        } catch (RuntimeException e) {
+            // A line shaped in a way no rule foresaw must not stop the file.
+            problems.add(n, "line could not be read (" + e + "); skipped");
+            LOG.debug("{}:{}: line could not be read", file, n, e);
+        }
+    }
+
+    private void classify(Line line) {
+        String s = line.text();
+        if (s.startsWith(HEADER)) {
+            endBlock();
+            newSession(line);
+            return;
+        }
+        boolean aiderLine = line.hardBreak() && (s.startsWith("> ") || s.startsWith(">") && s.isBlank() || s.startsWith("#### "));
+        if (kind == Kind.REPLY && (fence != null || thinkClose != null) && !aiderLine) {
+            replyLine(line);
+            return;
+        }
+        if (s.startsWith("####") && (s.length() == 4 || s.charAt(4) == ' ')) {
+            if (kind != Kind.USER) {
+                endBlock();
+                kind = Kind.USER;
+            }
+            userLines.add(line);
+            return;
+        }
+        if (s.startsWith(">")) {
+            if (kind != Kind.TOOL) {
+                endBlock();
+                kind = Kind.TOOL;
+            }
+            toolLine(line, s.length() > 1 && s.charAt(1) == ' ' ? s.substring(2).strip() : s.substring(1).strip());
+            return;
+        }
+        if (s.isBlank()) {
+            if (kind == Kind.USER || kind == Kind.TOOL) {
+                endBlock();
+            } else if (kind == Kind.REPLY) {
+                replyLine(line);
+            }
+            return;
+        }
+        if (kind == Kind.TOOL) {
+            // Aider's own message goes on (a command line with a multi-line argument): a reply
+            // always starts after a blank line.
+            toolLine(line, s.strip());
+            return;
+        }
+        if (kind != Kind.REPLY) {
+            endBlock();
+            kind = Kind.REPLY;
+            startReply(line);
+        }
+        replyLine(line);
+    }
+
+    private void endBlock() {
+        switch (kind) {
+            case USER -> userBlock();
+            case TOOL -> endTool();
+            case REPLY -> endReply();
+            default -> {
+            }
+        }
+        kind = Kind.NONE;
+    }
+
+    // ---- sessions ----------------------------------------------------------------------------
+
+    private void newSession(Line line) {
+        chunker.finishAll();
+        String when = line.text().substring(HEADER.length()).strip();
+        LocalDateTime local = null;
+        try {
+            local = LocalDateTime.parse(when, HEADER_TIME);
+        } catch (DateTimeParseException e) {
+            problems.add(line.number(), "session header has no readable time: '" + Text.oneLine(when, 60) + "'");
+        }
+        // Aider writes local time without a zone; the machine that reads the log is taken to be
+        // the one that wrote it.
+        sessionStart = local == null ? null : local.atZone(ZoneId.systemDefault()).toInstant();
+        session = sessionId(local, line.number());
+        project = fileProject;
+        version = null;
+        model = null;
+        commits.clear();
+        sessionHasRequest = false;
+        requestKey = null;
+        lastReply = null;
+        updateMeta();
+    }
+
+    /**
+     * {@code aider-<start time>-<hash>}: the hash of the file's path and the header's line keeps
+     * sessions of different projects apart when they started in the same second.
+     */
+    private String sessionId(LocalDateTime start, int headerLine) {
+        String hash = HexFormat.of().formatHex(sha256(file + "#" + headerLine)).substring(0, 8);
+        return "aider-" + (start == null ? "L" + headerLine : SESSION_TIME.format(start)) + "-" + hash;
+    }
+
+    private void updateMeta() {
+        Map<String, String> m = new TreeMap<>();
+        if (version != null) {
+            m.put("agentVersion", version);
+        }
+        if (model != null) {
+            m.put("model", model);
+        }
+        meta = Map.copyOf(m);
+    }
+
+    private Rec rec(Line first, Line last) {
+        return new Rec(first.number(), last.number(), first.start(), last.end(), null, sessionStart, session, project,
+                false, meta);
+    }
+
+    // ---- the person's input ------------------------------------------------------------------
+
+    private void userBlock() {
+        List<Line> lines = new ArrayList<>(userLines);
+        userLines.clear();
+        if (lines.isEmpty()) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Line l : lines) {
+            String s = l.text().length() > 5 ? l.text().substring(5) : "";
+            sb.append(sb.length() == 0 ? "" : "\n").append(s.stripTrailing());
+        }
+        String typed = unwrap(sb.toString().strip());
+        Rec all = rec(lines.get(0), lines.get(lines.size() - 1));
+        if (typed.isEmpty() || "<blank>".equals(typed) || CONFIRM.matcher(typed).find()) {
+            // No input, or the answer to one of Aider's yes/no questions.
+            chunker.passive(all);
+            return;
+        }
+        byte[] digest = digest(typed);
+        if (lastReply != null && Arrays.equals(digest, lastReply)) {
+            // Architect mode hands the architect's reply to the editor model as a user message.
+            chunker.passive(all);
+            return;
+        }
+        String key = normal(typed);
+        if (key.equals(requestKey) && !answeredSinceRequest) {
+            // "/ask x" is echoed as "x" once the command is parsed.
+            chunker.repeat(all);
+            return;
+        }
+        Chunker.RequestKind requestKind = Chunker.RequestKind.TYPED;
+        String command = typed.startsWith("/") ? typed.split("\\s", 2)[0] : null;
+        if (command != null) {
+            String argument = typed.substring(command.length()).strip();
+            if (ASKING.contains(command) && !argument.isEmpty()) {
+                key = normal(argument);
+            } else {
+                requestKind = Chunker.RequestKind.COMMAND;
+            }
+        }
+        sessionHasRequest = true;
+        requestKey = key;
+        answeredSinceRequest = false;
+        // A long input is cited in pieces: the request, then what follows it.
+        for (int i = 0; i < lines.size(); i += PIECE_LINES) {
+            List<Line> slice = lines.subList(i, Math.min(lines.size(), i + PIECE_LINES));
+            StringBuilder part = new StringBuilder();
+            for (Line l : slice) {
+                String s = l.text().length() > 5 ? l.text().substring(5) : "";
+                part.append(part.length() == 0 ? "" : "\n").append(s.stripTrailing());
+            }
+            Rec rec = rec(slice.get(0), slice.get(slice.size() - 1));
+            if (i == 0) {
+                chunker.request(rec, unwrap(part.toString().strip()), requestKind);
+            } else if (!part.toString().isBlank()) {
+                chunker.marker(rec, "User (continued): " + Text.headTail(Text.clean(part.toString()), Chunker.REQUEST_CHARS));
+            }
+        }
+    }
+
+    // ---- Aider's own messages ----------------------------------------------------------------
+
+    private void toolLine(Line line, String s) {
+        Rec rec = rec(line, line);
+        if (s.startsWith("Processing your request")) {
+            // Watch mode: the request is an "AI!" comment in a source file, not typed here.
+            flushTool();
+            sessionHasRequest = true;
+            requestKey = null;
+            answeredSinceRequest = false;
+            chunker.request(rec, WATCH_REQUEST, Chunker.RequestKind.TYPED);
+            return;
+        }
+        if (!sessionHasRequest) {
+            startup(s);
+            chunker.passive(rec);
+            return;
+        }
+        Matcher m;
+        if (s.isEmpty()) {
+            chunker.passive(rec);
+        } else if ((m = APPLIED.matcher(s)).matches()) {
+            flushTool();
+            chunker.toolResult(rec, editId(m.group(1)), s, false);
+            answered();
+        } else if ((m = COMMIT.matcher(s)).matches()) {
+            flushTool();
+            commits.add(m.group(1));
+            chunker.output(rec, "[commit] " + m.group(1) + " " + m.group(2));
+            chunker.annotate("commits", String.join(",", commits));
+            answered();
+        } else if (s.startsWith("^C")) {
+            flushTool();
+            if (!toolInterrupted) {
+                chunker.output(rec, "(interrupted)");
+                toolInterrupted = true;
+                answered();
+            } else {
+                chunker.passive(rec);
+            }
+        } else if ((m = ADDED.matcher(s)).matches()) {
+            flushOther();
+            if (toolAdded == null) {
+                toolAdded = new Piece(line);
+            }
+            toolAdded.add(line, m.group(1));
+            if (toolAdded.lines >= PIECE_LINES) {
+                flushTool();
+            }
+        } else if (noise(s)) {
+            chunker.passive(rec);
+        } else {
+            startup(s);
+            flushAdded();
+            if (toolOther == null) {
+                toolOther = new Piece(line);
+            }
+            toolOther.add(line, s);
+            if (toolOther.lines >= PIECE_LINES) {
+                flushOther();
+            }
+        }
+    }
+
+    private void endTool() {
+        flushTool();
+        toolInterrupted = false;
+    }
+
+    private void flushTool() {
+        flushAdded();
+        flushOther();
+    }
+
+    private void flushAdded() {
+        if (toolAdded == null) {
+            return;
+        }
+        Piece p = toolAdded;
+        toolAdded = null;
+        chunker.output(rec(p.first, p.last), Text.oneLine("Added to the chat: " + p.text.toString().replace("\n", ", "),
+                ToolRender.RESULT_CHARS));
+        answered();
+    }
+
+    private void flushOther() {
+        if (toolOther == null) {
+            return;
+        }
+        Piece p = toolOther;
+        toolOther = null;
+        List<String> lines = Text.meaningfulLines(p.text.toString());
+        if (lines.isEmpty()) {
+            chunker.passive(rec(p.first, p.last));
+            return;
+        }
+        StringBuilder s = new StringBuilder("Aider:");
+        int shown = ToolRender.HEAD_LINES + ToolRender.TAIL_LINES;
+        if (lines.size() == 1) {
+            s.append(' ').append(Text.oneLine(lines.get(0), 2 * ToolRender.RESULT_LINE_CHARS));
+        } else {
+            List<String> head = lines.size() <= shown ? lines : lines.subList(0, ToolRender.HEAD_LINES);
+            for (String l : head) {
+                s.append("\n    ").append(Text.oneLine(l, ToolRender.RESULT_LINE_CHARS));
+            }
+            if (lines.size() > shown) {
+                s.append("\n    ").append(Text.ELLIPSIS).append(" (").append(lines.size() - shown).append(" more lines) ")
+                 .append(Text.ELLIPSIS);
+                for (String l : lines.subList(lines.size() - ToolRender.TAIL_LINES, lines.size())) {
+                    s.append("\n    ").append(Text.oneLine(l, ToolRender.RESULT_LINE_CHARS));
+                }
+            }
+        }
+        chunker.output(rec(p.first, p.last), Text.headTail(s.toString(), ToolRender.RESULT_CHARS));
+        answered();
+    }
+
+    /** Session settings Aider prints when it starts (and when they change). */
+    private void startup(String s) {
+        Matcher m;
+        if ((m = VERSION.matcher(s)).find()) {
+            version = m.group(1);
+        } else if ((m = MODEL.matcher(s)).find()) {
+            model = m.group(1);
+        } else if ((m = WORKING_DIR.matcher(s)).matches()) {
+            project = m.group(1).strip();
+        } else {
+            return;
+        }
+        updateMeta();
+    }
+
+    private static boolean noise(String s) {
+        for (String prefix : NOISE) {
+            if (s.startsWith(prefix)) {
+                return true;
+            }
+        }
+        // A bare file name: Aider names the file before asking about it.
+        return s.length() < 200 && PATH.matcher(s).matches() && (s.contains(".") || s.contains("/") || s.contains("\\"))
+                && !s.contains(" ");
+    }
+
+    // ---- the model's replies -----------------------------------------------------------------
+
+    private void startReply(Line line) {
+        replyStart = line.number();
+        replyDigest = newDigest();
+        text = null;
+        thinking = null;
+        thinkClose = null;
+        fence = null;
+    }
+
+    private void replyLine(Line line) {
+        String s = line.text();
+        if (!s.isBlank()) {
+            update(replyDigest, s);
+        }
+        if (thinkClose != null) {
+            thinkingLine(line);
+            return;
+        }
+        if (fence != null) {
+            fenceLine(line);
+            return;
+        }
+        Matcher think = THINK_OPEN.matcher(s.strip());
+        if (think.matches()) {
+            flushText();
+            thinkClose = "</" + think.group(1) + ">";
+            thinking = new Piece(line);
+            return;
+        }
+        String marker = fenceMarker(s.strip());
+        if (marker != null) {
+            Line pathAbove = null;
+            if (text != null && text.last.number() == line.number() - 1 && isPath(text.last.text())) {
+                // Aider names the file on the line above its content: that line belongs to the edit.
+                pathAbove = text.last;
+                if (!text.removeLast()) {
+                    text = null;
+                }
+            }
+            // What comes before the fence is handed over first, so pieces stay in file order.
+            flushText();
+            fence = new Fence(line, marker, pathAbove);
+            fence.lastCited = line;
+            return;
+        }
+        addText(line, s);
+    }
+
+    private void thinkingLine(Line line) {
+        if (line.text().strip().equals(thinkClose)) {
+            thinkClose = null;
+            if (thinking == null) {
+                thinking = new Piece(line);
+            }
+            thinking.last = line;
+            thinking.lastContent = line;
+            flushThinking();
+            return;
+        }
+        if (thinking == null) {
+            if (line.text().isBlank()) {
+                return;
+            }
+            thinking = new Piece(line);
+        }
+        thinking.add(line, line.text());
+        // Room for the opening and closing tags within one piece.
+        if (thinking.lines >= PIECE_LINES - 2) {
+            flushThinking();
+        }
+    }
+
+    private void addText(Line line, String s) {
+        if (text == null) {
+            if (s.isBlank()) {
+                return;
+            }
+            text = new Piece(line);
+        }
+        text.add(line, s);
+        if (text.lines >= PIECE_LINES) {
+            flushText();
+        }
+    }
+
+    private void fenceLine(Line line) {
+        Fence f = fence;
+        String t = line.text().strip();
+        f.lastLine = line;
+        if (f.pathAbove != null && !t.isEmpty() && line.number() - f.pathAbove.number() < PIECE_LINES) {
+            f.lastCited = line;
+        }
+        if (!f.decided) {
+            if (t.equals("<<<<<<< SEARCH")) {
+                f.decided = true;
+                Line inside = !f.head.isEmpty() && isPath(f.head.get(f.head.size() - 1).text())
+                        ? f.head.get(f.head.size() - 1) : null;
+                startEdit(f, inside != null ? inside : f.pathAbove, line);
+                return;
+            }
+            if (!f.closes(t) && f.head.size() < FENCE_LOOKAHEAD) {
+                f.head.add(line);
+                return;
+            }
+            f.decided = true;
+            if (f.pathAbove != null) {
+                f.wholeFile = true;
+                f.wholeLines = f.head.size();
+            } else {
+                // An ordinary code block: part of the reply's text.
+                f.code = true;
+                addText(f.open, f.open.text());
+                for (Line h : f.head) {
+                    addText(h, h.text());
+                }
+            }
+        }
+        if (f.code) {
+            addText(line, line.text());
+            if (f.closes(t)) {
+                fence = null;
+            }
+            return;
+        }
+        if (f.wholeFile) {
+            if (f.closes(t)) {
+                endWholeFile(f, line);
+                fence = null;
+            } else {
+                f.wholeLines++;
+            }
+            return;
+        }
+        // SEARCH/REPLACE blocks; fence-like lines inside an edit are the edited file's content.
+        if (t.equals("<<<<<<< SEARCH") && f.section == 0) {
+            startEdit(f, f.pathInside, line);
+            return;
+        }
+        if (f.section == 0) {
+            if (f.closes(t) || !f.marker.startsWith("<") && FENCE.matcher(t).find() && t.chars().allMatch(c -> c == t.charAt(0))) {
+                // Aider sometimes closes a four-backtick edit fence with three.
+                fence = null;
+            } else if (isPath(t)) {
+                f.pathInside = line;
+            }
+            return;
+        }
+        if (!t.isEmpty() && line.number() - f.editFirst.number() + 1 <= PIECE_LINES) {
+            // An edit longer than a piece is cited by its first lines: the file and the start of the change.
+            f.editCited = line;
+        }
+        if (f.section == 1 && t.equals("=======")) {
+            f.section = 2;
+        } else if (f.section == 2 && t.startsWith(">>>>>>> REPLACE")) {
+            endEdit(f);
+        } else if (f.section == 1) {
+            f.searchLines++;
+            if (f.searched.size() < 500) {
+                f.searched.add(t);
+            }
+        } else {
+            f.replaceLines++;
+            if (!t.isEmpty() && !f.searched.contains(t) && f.added.size() < 2) {
+                f.added.add(t);
+            }
+        }
+    }
+
+    private void startEdit(Fence f, Line pathLine, Line searchLine) {
+        if (pathLine != null) {
+            f.editPath = cleanPath(pathLine.text());
+        }
+        f.editFirst = pathLine != null && searchLine.number() - pathLine.number() < PIECE_LINES ? pathLine : searchLine;
+        f.editCited = searchLine;
+        f.pathInside = null;
+        f.section = 1;
+        f.searchLines = 0;
+        f.replaceLines = 0;
+        f.searched.clear();
+        f.added.clear();
+    }
+
+    private void endEdit(Fence f) {
+        String path = f.editPath == null ? "?" : f.editPath;
+        StringBuilder label = new StringBuilder("[edit] ").append(path).append(": -").append(f.searchLines)
+                .append(" +").append(f.replaceLines).append(f.replaceLines == 1 ? " line" : " lines");
+        for (String a : f.added) {
+            label.append(" | ").append(a);
+        }
+        chunker.toolCall(rec(f.editFirst, f.editCited), "reply:" + replyStart, editId(path), "edit",
+                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS));
+        answered();
+        f.section = 0;
+        f.editFirst = null;
+    }
+
+    private void endWholeFile(Fence f, Line close) {
+        String path = cleanPath(f.pathAbove.text());
+        Line last = close.number() - f.pathAbove.number() < PIECE_LINES ? close
+                : f.lastCited != null ? f.lastCited : f.open;
+        chunker.toolCall(rec(f.pathAbove, last), "reply:" + replyStart, editId(path), "write",
+                Text.oneLine("[write] " + path + " (" + f.wholeLines + (f.wholeLines == 1 ? " line)" : " lines)"),
+                        ToolRender.LABEL_CHARS));
+        answered();
+    }
+
+    private void flushText() {
+        if (text == null) {
+            return;
+        }
+        Piece p = text;
+        text = null;
+        String body = p.text.toString().strip();
+        if (!body.isEmpty()) {
+            chunker.text(rec(p.first, p.lastContent), "reply:" + replyStart, body);
+            answered();
+        }
+    }
+
+    private void flushThinking() {
+        if (thinking == null) {
+            return;
+        }
+        Piece p = thinking;
+        thinking = null;
+        String body = p.text.toString().strip();
+        if (!body.isEmpty()) {
+            chunker.thinking(rec(p.first, p.lastContent), "reply:" + replyStart, body);
+            answered();
+        } else {
+            chunker.passive(rec(p.first, p.last));
+        }
+    }
+
+    private void endReply() {
+        Fence f = fence;
+        fence = null;
+        if (f != null && f.section != 0) {
+            endEdit(f);
+        } else if (f != null && f.wholeFile) {
+            endWholeFile(f, f.lastLine);
+        } else if (f != null && !f.decided) {
+            if (f.pathAbove != null) {
+                f.wholeLines = f.head.size();
+                endWholeFile(f, f.lastLine);
+            } else {
+                addText(f.open, f.open.text());
+                for (Line h : f.head) {
+                    addText(h, h.text());
+                }
+            }
+        }
+        thinkClose = null;
+        flushThinking();
+        flushText();
+        lastReply = replyDigest == null ? null : replyDigest.digest();
+        replyDigest = null;
+    }
+
+    private void answered() {
+        answeredSinceRequest = true;
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    /**
+     * The request inside a prompt an IDE plugin wrapped ({@code <SystemPrompt>...</SystemPrompt>
+     * <UserPrompt>...</UserPrompt>}): the system part is injected instructions.
+     */
+    static String unwrap(String typed) {
+        Matcher user = USER_PROMPT.matcher(typed);
+        if (user.find()) {
+            return user.group(1).strip();
+        }
+        return SYSTEM_PROMPT.matcher(typed).replaceAll("").strip();
+    }
+
+    /** The fence a line opens: a run of backticks or tildes, or one of the tags Aider can fence code with. */
+    private static String fenceMarker(String line) {
+        Matcher m = FENCE.matcher(line);
+        if (m.find()) {
+            return m.group(1);
+        }
+        return TAG_FENCES.contains(line) ? line : null;
+    }
+
+    private static boolean isPath(String s) {
+        String t = cleanPath(s);
+        return !t.isEmpty() && t.length() < 300 && PATH.matcher(t).matches()
+                && (t.contains(".") || t.contains("/") || t.contains("\\"));
+    }
+
+    /** The file name as Aider prints it above an edit, without Markdown decoration. */
+    private static String cleanPath(String s) {
+        String t = s.strip();
+        while (!t.isEmpty() && "#*`:".indexOf(t.charAt(0)) >= 0) {
+            t = t.substring(1).strip();
+        }
+        while (!t.isEmpty() && "*`:".indexOf(t.charAt(t.length() - 1)) >= 0) {
+            t = t.substring(0, t.length() - 1).strip();
+        }
+        return t;
+    }
+
+    private static String editId(String path) {
+        return "edit:" + cleanPath(path).replace('\\', '/');
+    }
+
+    private static String normal(String s) {
+        return s.strip().replaceAll("\\s+", " ");
+    }
+
+    private static byte[] digest(String text) {
+        MessageDigest d = newDigest();
+        for (String line : text.split("\n")) {
+            if (!line.isBlank()) {
+                update(d, line);
+            }
+        }
+        return d.digest();
+    }
+
+    /** Adds one non-blank line to a digest of the text's words, so line breaks and indents do not matter. */
+    private static void update(MessageDigest d, String line) {
+        for (String word : line.strip().split("\\s+")) {
+            d.update(word.getBytes(StandardCharsets.UTF_8));
+            d.update((byte) ' ');
+        }
+    }
+
+    private static MessageDigest newDigest() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    private static byte[] sha256(String s) {
+        return newDigest().digest(s.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,90 @@
+package dev.funes.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.function.Predicate;
+
+/**
+ * Looking at a file's first bytes to tell which agent wrote it ({@link LogFormat#canRead}).
+ * Never throws.
+ */
+final class Heads {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Complete lines of a JSON Lines head looked at; a log shows what it is within a few. */
+    static final int DETECT_LINES = 20;
+
+    private Heads() {
+    }
+
+    /** What the first complete lines of a JSON Lines head say. */
+    enum Verdict {
+        /** One of the first complete lines passed the test. */
+        YES,
+        /** Complete lines were read and none passed. */
+        NO,
+        /** Not even one complete line: the first line is longer than the head. */
+        UNKNOWN
+    }
+
+    /** Whether the file name ends with {@code suffix} (case-insensitive). */
+    static boolean named(Path file, String suffix) {
+        Path name = file.getFileName();
+        return name != null && name.toString().toLowerCase(java.util.Locale.ROOT).endsWith(suffix);
+    }
+
+    /** Offset of the content after a UTF-8 byte-order mark, if any. */
+    static int skipBom(byte[] head) {
+        return head.length >= 3 && (head[0] & 0xFF) == 0xEF && (head[1] & 0xFF) == 0xBB && (head[2] & 0xFF) == 0xBF ? 3 : 0;
+    }
+
+    /**
+     * Runs {@code test} on the first {@link #DETECT_LINES} complete non-blank lines of the head
+     * that parse as JSON objects.
+     */
+    static Verdict jsonLines(byte[] head, Predicate<JsonNode> test) {
+        int from = skipBom(head);
+        int lines = 0;
+        boolean sawComplete = false;
+        for (int i = from; i < head.length && lines < DETECT_LINES; i++) {
+            if (head[i] != '\n') {
+                continue;
+            }
+            String line = new String(head, from, i - from, StandardCharsets.UTF_8).strip();
+            from = i + 1;
+            if (line.isEmpty()) {
+                continue;
+            }
+            lines++;
+            sawComplete = true;
+            JsonNode node = parse(line);
+            if (node != null && node.isObject()) {
+                try {
+                    if (test.test(node)) {
+                        return Verdict.YES;
+                    }
+                } catch (RuntimeException e) {
+                    // a shape the test did not expect: not this format
+                }
+            }
+        }
+        return sawComplete ? Verdict.NO : Verdict.UNKNOWN;
+    }
+
+    /** The head as text, after any byte-order mark and leading whitespace. */
+    static String text(byte[] head) {
+        int from = skipBom(head);
+        return new String(head, from, head.length - from, StandardCharsets.UTF_8).stripLeading();
+    }
+
+    private static JsonNode parse(String line) {
+        try {
+            return JSON.readTree(line);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.funes.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+/** Lenient reading of JSON fields: a field of the wrong type reads as absent, never throws. */
+final class Json {
+
+    private Json() {
+    }
+
+    /** The field's text, or null when it is missing or not a string. */
+    static String text(JsonNode node, String field) {
+        JsonNode v = node == null ? null : node.get(field);
+        return v != null && v.isTextual() ? v.asText() : null;
+    }
+
+    /** The field's text, or null when missing, not a string or blank. */
+    static String nonBlank(JsonNode node, String field) {
+        String s = text(node, field);
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    /** True only for a JSON {@code true}. */
+    static boolean bool(JsonNode node, String field) {
+        JsonNode v = node == null ? null : node.get(field);
+        return v != null && v.isBoolean() && v.booleanValue();
+    }
+
+    /** The field if it is an array, else null. */
+    static JsonNode array(JsonNode node, String field) {
+        JsonNode v = node == null ? null : node.get(field);
+        return v != null && v.isArray() ? v : null;
+    }
+
+    /** The field if it is an object, else null. */
+    static JsonNode object(JsonNode node, String field) {
+        JsonNode v = node == null ? null : node.get(field);
+        return v != null && v.isObject() ? v : null;
+    }
+
+    /**
+     * An instant from ISO-8601 text ({@code 2025-10-14T09:00:00Z}, with an offset, or without
+     * a zone, read as UTC as Python's {@code isoformat()} writes it) or from epoch milliseconds or seconds;
+     * null when it is neither.
+     */
+    static Instant instant(JsonNode v) {
+        if (v == null) {
+            return null;
+        }
+        if (v.isNumber()) {
+            long n = v.asLong();
+            // Plausible epoch milliseconds, or seconds, only: 2001-09-09 .. 2286-11-20.
+            if (n >= 1_000_000_000_000L && n < 10_000_000_000_000L) {
+                return Instant.ofEpochMilli(n);
+            }
+            return n >= 1_000_000_000L && n < 10_000_000_000L ? Instant.ofEpochMilli(Math.round(v.asDouble() * 1000)) : null;
+        }
+        return v.isTextual() ? instant(v.asText()) : null;
+    }
+
+    /** See {@link #instant(JsonNode)}; for text. */
+    static Instant instant(String s) {
+        if (s == null || s.length() < 10) {
+            return null;
+        }
+        try {
+            return Instant.parse(s);
+        } catch (DateTimeParseException e) {
+            // fall through
+        }
+        try {
+            return OffsetDateTime.parse(s).toInstant();
+        } catch (DateTimeParseException e) {
+            // fall through
+        }
+        try {
+            return Instant.parse(s + "Z");
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /** "an array", "a number"...: the JSON type of a node, for messages. */
+    static String kind(JsonNode node) {
+        if (node == null) {
+            return "missing";
+        }
+        return switch (node.getNodeType()) {
+            case ARRAY -> "an array";
+            case OBJECT, POJO -> "an object";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            case STRING -> "a string";
+            default -> node.getNodeType().name().toLowerCase(Locale.ROOT);
+        };
+    }
+}

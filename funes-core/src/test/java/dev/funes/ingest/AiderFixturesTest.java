@@ -1,0 +1,102 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The real Aider histories in the shared fixtures folder (see its SOURCES.md); skipped where it is absent. */
+class AiderFixturesTest {
+
+    private static List<Path> files() {
+        try (Stream<Path> files = Files.list(Logs.fixtures("aider"))) {
+            return files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Logs.Parsed parse(String name) {
+        return Logs.parse(AgentLogs.aider(), Logs.fixtures("aider").resolve(name));
+    }
+
+    @Test
+    void everyFileIsDetectedAndParsesCompletelyWithExactFocusedRanges() throws Exception {
+        assertThat(files()).hasSize(7);
+        for (Path file : files()) {
+            byte[] bytes = Files.readAllBytes(file);
+            byte[] head = Arrays.copyOf(bytes, Math.min(bytes.length, Indexer.HEAD_BYTES));
+            Logs.Parsed parsed = Logs.parse(AgentLogs.aider(), file);
+            Logs.Lines lines = Logs.Lines.of(file);
+
+            assertThat(AgentLogs.aider().canRead(file, head)).as("%s", file).isTrue();
+            assertThat(AgentLogs.claudeCode().canRead(file, head) || AgentLogs.codex().canRead(file, head)).isFalse();
+            assertThat(parsed.result().complete()).as("%s", file).isTrue();
+            assertThat(parsed.result().problems()).as("%s", file).isEmpty();
+            assertThat(parsed.result().indexedBytes()).as("%s", file).isEqualTo(bytes.length);
+            assertThat(parsed.memories()).as("%s", file).isNotEmpty();
+            for (Memory m : parsed.memories()) {
+                Logs.assertCitedLinesExist(m, lines);
+                assertThat(lines.line(m.provenance().lineStart())).as("%s", m.provenance()).isNotBlank();
+                assertThat(lines.line(m.provenance().lineEnd())).as("%s", m.provenance()).isNotBlank();
+            }
+            // Every commit Aider made is remembered.
+            long commits;
+            try (Stream<String> all = Files.lines(file)) {
+                commits = all.filter(l -> l.startsWith("> Commit ")).count();
+            }
+            assertThat(parsed.memories().stream().mapToLong(m -> m.text().lines().filter(l -> l.startsWith("[commit] ")).count())
+                    .sum()).as("%s", file).isEqualTo(commits);
+        }
+    }
+
+    @Test
+    void theIdePluginSessionKeepsTheRequestTheEditAndItsCommit() {
+        List<Memory> memories = parse("coding-aider-history-example2.md").memories();
+
+        assertThat(memories.get(0).text()).startsWith("User: fix the LastCommand parsing issues in AiderHistoryService\n");
+        assertThat(memories.get(0).provenance().lineStart()).isEqualTo(27);
+        assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains(
+                "[edit] src\\main\\kotlin\\de\\andrena\\codingaider\\services\\AiderHistoryService.kt: -18 +62 lines"));
+        assertThat(memories).last().satisfies(m -> assertThat(m.text())
+                .endsWith("[commit] ab1a4a5 refactor: Improve XML prompt parsing and output cleaning in AiderHistoryService"));
+        assertThat(memories).allSatisfy(m -> assertThat(m.metadata()).containsEntry("commits", "ab1a4a5")
+                .containsEntry("agentVersion", "0.75.1"));
+    }
+
+    @Test
+    void architectModeDoesNotTurnThePlanHandedToTheEditorIntoARequest() {
+        List<Memory> memories = parse("pocketflow-text2sql-gui.aider.chat.history.md").memories();
+
+        assertThat(memories).noneSatisfy(m -> assertThat(m.text()).startsWith("User: Changes to implement a FastAPI web service"));
+        assertThat(memories.get(0).text()).startsWith("User: Create a plan for how to make this command line app into a webservice using FastAPI.");
+        assertThat(memories.get(0).project()).isEqualTo("C:\\temp\\pocketflow-text2sql");
+        assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains("[write] backend/app.py (46 lines)"));
+    }
+
+    @Test
+    void aSessionOfOnlyCommandsAndInterruptsStillGivesItsCommands() {
+        List<Memory> memories = parse("zen-mcp-server.aider.chat.history.md").memories();
+
+        assertThat(memories.get(0).text()).isEqualTo("User command: /add **\n(interrupted)");
+        assertThat(memories).allSatisfy(m -> assertThat(m.text()).startsWith("User command: /"));
+    }
+
+    @Test
+    void reasoningBlocksOfLocalModelsAreThinking() {
+        List<Memory> memories = parse("mozgoslav.aider.chat.history.md").memories();
+
+        assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains("User: Про что проект мозгослав и на каком этапе сейчас RAG?"));
+        assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains("Thinking: Here's a thinking process:"));
+        assertThat(memories).noneSatisfy(m -> assertThat(m.text()).contains("<thinking-content-"));
+    }
+}
