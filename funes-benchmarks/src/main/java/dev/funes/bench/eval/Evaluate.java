@@ -63,6 +63,7 @@ public final class Evaluate {
                     case "--no-cache" -> cache = null;
                     case "--lexical-only" -> lexicalOnly = true;
                     case "--out" -> out = Path.of(value(args, ++i, a));
+                    case "--help", "-h" -> throw new HelpRequested();
                     default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
                 }
             }
@@ -96,9 +97,28 @@ public final class Evaluate {
         }
     }
 
+    /** Thrown by {@link Options#parse} for {@code --help}. */
+    static final class HelpRequested extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HelpRequested() {
+            super(USAGE, null, false, false);
+        }
+    }
+
     static final String USAGE = "usage: eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]"
             + " [--conversations conv-26,...] [--fixtures DIR] [--questions FILE] [--cache DIR | --no-cache]"
-            + " [--lexical-only] [--out FILE]";
+            + " [--lexical-only] [--out FILE]\n"
+            + "  --models         bundled model ids, comma-separated (default: all three)\n"
+            + "  --suites         locomo, coding or both (default: both)\n"
+            + "  --locomo         LoCoMo data (default: ../shared/eval/locomo10.json from the repository root)\n"
+            + "  --conversations  only these LoCoMo sample_ids\n"
+            + "  --fixtures       agent-log fixtures (default: ../shared/fixtures from the repository root)\n"
+            + "  --questions      a coding question file instead of the shipped eval/coding-questions.jsonl\n"
+            + "  --cache          where stores are kept between runs (default: funes-benchmarks/target/eval-stores)\n"
+            + "  --no-cache       build every store in a temporary folder and delete it afterwards\n"
+            + "  --lexical-only   LoCoMo with BM25 only (the store is still built with the first model)\n"
+            + "  --out            also write the Markdown report to this file";
 
     /** Runs the evaluation; exits with 2 on bad usage, 1 on failure. */
     public static void main(String[] args) {
@@ -109,6 +129,9 @@ public final class Evaluate {
         Options options;
         try {
             options = Options.parse(args, root);
+        } catch (HelpRequested e) {
+            System.out.println(USAGE);
+            return;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
