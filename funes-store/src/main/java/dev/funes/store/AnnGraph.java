@@ -92,16 +92,13 @@ final class AnnGraph implements Closeable {
     private final OnDiskGraphIndex graph;
     private final long[] vectorIds;
     private final long maxVectorId;
-    private final long fileBytes;
 
-    private AnnGraph(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, long[] vectorIds, long maxVectorId,
-                     long fileBytes) {
+    private AnnGraph(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, long[] vectorIds, long maxVectorId) {
         this.file = file;
         this.readers = readers;
         this.graph = graph;
         this.vectorIds = vectorIds;
         this.maxVectorId = maxVectorId;
-        this.fileBytes = fileBytes;
     }
 
     /** Number of vectors (nodes) in the graph. */
@@ -116,14 +113,6 @@ final class AnnGraph implements Closeable {
 
     boolean contains(long vectorId) {
         return Arrays.binarySearch(vectorIds, vectorId) >= 0;
-    }
-
-    long fileBytes() {
-        return fileBytes;
-    }
-
-    Path file() {
-        return file;
     }
 
     /**
@@ -199,6 +188,9 @@ final class AnnGraph implements Closeable {
             throw new IllegalArgumentException("need one vector per id, and at least one");
         }
         byte[] model = modelId.getBytes(StandardCharsets.UTF_8);
+        if (model.length > MAX_MODEL_ID_BYTES) {
+            throw new IllegalArgumentException("model id longer than " + MAX_MODEL_ID_BYTES + " bytes: " + modelId);
+        }
         int headerLength = FIXED_HEADER + model.length + 4;
         long graphOffset = headerLength + (long) Long.BYTES * vectorIds.length;
 
@@ -406,7 +398,7 @@ final class AnnGraph implements Closeable {
             throw new InvalidIndexException("index graph does not match its header (" + graph.size(0) + " nodes, "
                     + vectorIds.length + " ids)");
         }
-        return new AnnGraph(file, readers, graph, vectorIds, maxVectorId, fileLength);
+        return new AnnGraph(file, readers, graph, vectorIds, maxVectorId);
     }
 
     private static int bodyChecksum(RandomAccessReader in, long from, long to) throws IOException {

@@ -114,7 +114,8 @@ final class Schema {
 
     /**
      * Brings the database up to {@link #CURRENT_VERSION}. The connection must be in auto-commit
-     * mode; every migration commits on its own.
+     * mode and begin its transactions with {@code BEGIN IMMEDIATE}; every migration commits on its
+     * own.
      *
      * @return the version found before migrating
      * @throws StoreException if the database was written by a newer Funes, or is not a Funes
@@ -136,10 +137,13 @@ final class Schema {
             }
             connection.setAutoCommit(false);
             try (Statement s = connection.createStatement()) {
-                for (String sql : migration.statements()) {
-                    s.execute(sql);
+                // Re-read under the write lock: another process may have just created or migrated it.
+                if (version(connection) < migration.version()) {
+                    for (String sql : migration.statements()) {
+                        s.execute(sql);
+                    }
+                    s.execute("PRAGMA user_version = " + migration.version());
                 }
-                s.execute("PRAGMA user_version = " + migration.version());
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();

@@ -17,6 +17,7 @@ import org.sqlite.SQLiteConfig;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -62,6 +64,8 @@ final class SqliteMemoryStore implements MemoryStore {
     private static final int BUSY_TIMEOUT_MS = 10_000;
     private static final int MAX_ATTEMPTS = 3;
     private static final Duration STALE_TEMP_FILE_AGE = Duration.ofDays(1);
+    /** Ids per {@code IN (...)} list; well below SQLite's limit on bound parameters. */
+    private static final int IN_LIST_CHUNK = 500;
 
     private final Path dir;
     private final Path databaseFile;
@@ -161,40 +165,37 @@ final class SqliteMemoryStore implements MemoryStore {
 
     /** Records the model of a new store, or checks that the embedder matches the recorded one. */
     private static UUID checkMeta(Connection db, Path file, Embedder embedder, boolean created) throws SQLException {
-        Map<String, String> meta = new HashMap<>();
-        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
-            while (rs.next()) {
-                meta.put(rs.getString(1), rs.getString(2));
+        Map<String, String> meta;
+        db.setAutoCommit(false); // BEGIN IMMEDIATE: two processes creating one store agree on one record
+        try {
+            meta = readMeta(db);
+            if (!meta.containsKey("model_id")) {
+                try (PreparedStatement ps = db.prepareStatement("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)")) {
+                    for (String[] kv : new String[][] {
+                            {"model_id", embedder.modelId()},
+                            {"dimension", Integer.toString(embedder.dimension())},
+                            {"store_id", UUID.randomUUID().toString()},
+                            {"created_by", "funes-store " + version()},
+                            {"created_at", Instant.now().toString()}}) {
+                        ps.setString(1, kv[0]);
+                        ps.setString(2, kv[1]);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+                if (!created) {
+                    LOG.warn("The store {} had no model recorded; recorded {}", file, embedder.modelId());
+                }
+                meta = readMeta(db);
             }
+            db.commit();
+        } catch (SQLException | RuntimeException e) {
+            db.rollback();
+            throw e;
+        } finally {
+            db.setAutoCommit(true);
         }
         String recordedModel = meta.get("model_id");
-        if (recordedModel == null) {
-            UUID storeId = UUID.randomUUID();
-            try (PreparedStatement ps = db.prepareStatement("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)")) {
-                db.setAutoCommit(false);
-                for (String[] kv : new String[][] {
-                        {"model_id", embedder.modelId()},
-                        {"dimension", Integer.toString(embedder.dimension())},
-                        {"store_id", storeId.toString()},
-                        {"created_by", "funes-store " + version()},
-                        {"created_at", Instant.now().toString()}}) {
-                    ps.setString(1, kv[0]);
-                    ps.setString(2, kv[1]);
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-                db.commit();
-            } catch (SQLException | RuntimeException e) {
-                db.rollback();
-                throw e;
-            } finally {
-                db.setAutoCommit(true);
-            }
-            if (!created) {
-                LOG.warn("The store {} had no model recorded; recorded {}", file, embedder.modelId());
-            }
-            return storeId;
-        }
         String recordedDimension = meta.get("dimension");
         if (!recordedModel.equals(embedder.modelId())
                 || !String.valueOf(embedder.dimension()).equals(recordedDimension)) {
@@ -210,6 +211,16 @@ final class SqliteMemoryStore implements MemoryStore {
             throw new StoreException("the store " + file + " has a damaged meta table (store_id " + storeId
                     + "): re-index into a new store", e);
         }
+    }
+
+    private static Map<String, String> readMeta(Connection db) throws SQLException {
+        Map<String, String> meta = new HashMap<>();
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
+            while (rs.next()) {
+                meta.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        return meta;
     }
 
     private static String version() {
@@ -669,7 +680,12 @@ final class SqliteMemoryStore implements MemoryStore {
                         + (query == null ? 0 : query.length) + ", expected " + dimension);
             }
             int k = Math.max(options.candidates(), 10 * request.limit());
-            return readOpen("search", c -> search(c, request, query, k));
+            try {
+                return readOpen("search", c -> search(c, request, query, k));
+            } catch (UncheckedIOException e) {
+                throw new StoreException("cannot read the ANN index of " + dir + " (" + e.getCause()
+                        + "): close the store and open it again to rebuild the index from SQLite", e);
+            }
         } finally {
             lifecycle.readLock().unlock();
         }
@@ -684,23 +700,18 @@ final class SqliteMemoryStore implements MemoryStore {
         Fusion fusion = new Fusion();
 
         if (allowed == null || allowed.size() > 0) {
+            List<AnnGraph.Scored> dense = ann.search(query, k, allowed);
+            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense);
             int rank = 0;
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id = ? ORDER BY m.seq")) {
-                for (AnnGraph.Scored hit : ann.search(query, k, allowed)) {
-                    ps.setLong(1, hit.vectorId());
-                    boolean any = false;
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            Memory m = Rows.memory(rs).memory();
-                            if (request.matches(m)) {
-                                if (!any) {
-                                    any = true;
-                                    rank++;
-                                }
-                                fusion.dense(m, rank, hit.similarity());
-                            }
+            for (AnnGraph.Scored hit : dense) {
+                boolean any = false;
+                for (Memory m : byVector.getOrDefault(hit.vectorId(), List.of())) {
+                    if (request.matches(m)) {
+                        if (!any) {
+                            any = true;
+                            rank++;
                         }
+                        fusion.dense(m, rank, hit.similarity());
                     }
                 }
             }
@@ -731,6 +742,29 @@ final class SqliteMemoryStore implements MemoryStore {
         return fusion.top(request.limit());
     }
 
+    /** The memories using each vector, in storage order; vectors without memories are absent. */
+    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<AnnGraph.Scored> vectors)
+            throws SQLException {
+        Map<Long, List<Memory>> byVector = new HashMap<>();
+        for (int from = 0; from < vectors.size(); from += IN_LIST_CHUNK) {
+            List<AnnGraph.Scored> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?) ORDER BY m.seq";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setLong(i + 1, chunk.get(i).vectorId());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Rows.StoredMemory m = Rows.memory(rs);
+                        byVector.computeIfAbsent(m.vectorId(), id -> new ArrayList<>()).add(m.memory());
+                    }
+                }
+            }
+        }
+        return byVector;
+    }
+
     private static VectorIdSet allowedVectors(Connection c, Filter filter) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT DISTINCT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
@@ -740,7 +774,7 @@ final class SqliteMemoryStore implements MemoryStore {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     if (n == ids.length) {
-                        ids = java.util.Arrays.copyOf(ids, n * 2);
+                        ids = Arrays.copyOf(ids, n * 2);
                     }
                     ids[n++] = rs.getLong(1);
                 }

@@ -33,6 +33,12 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -280,6 +286,32 @@ class FunesStoreTest {
             assertThat(first.get(tls.id())).isEmpty();
             assertThat(first.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
                     .extracting(h -> h.memory().id()).doesNotContain(tls.id());
+        }
+    }
+
+    @Test
+    void twoOpensOfANewDirectoryAtOnceBothSucceed(@TempDir Path tmp) throws Exception {
+        for (int round = 0; round < 3; round++) {
+            Path dir = tmp.resolve("store-" + round);
+            CyclicBarrier start = new CyclicBarrier(2);
+            Callable<MemoryStore> opener = () -> {
+                start.await();
+                return open(dir);
+            };
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<MemoryStore> a = pool.submit(opener);
+                Future<MemoryStore> b = pool.submit(opener);
+                try (MemoryStore first = a.get(1, TimeUnit.MINUTES); MemoryStore second = b.get(1, TimeUnit.MINUTES)) {
+                    first.add(corpus.get("ci-branch"));
+                    assertThat(second.get(corpus.get("ci-branch").id())).isPresent();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            try (MemoryStore store = open(dir)) {
+                assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // one store id, agreed on
+            }
         }
     }
 
