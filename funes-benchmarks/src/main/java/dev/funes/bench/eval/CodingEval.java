@@ -21,7 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -158,10 +160,10 @@ final class CodingEval {
 
     /** The share of the question's content words (3+ characters, not stop words) found in the text. */
     static double overlap(String question, String text) {
-        Set<String> words = new java.util.HashSet<>(List.of(WORDS.split(text.toLowerCase(Locale.ROOT))));
+        Set<String> words = new HashSet<>(List.of(WORDS.split(text.toLowerCase(Locale.ROOT))));
         long content = 0;
         long found = 0;
-        for (String w : new java.util.LinkedHashSet<>(List.of(WORDS.split(question.toLowerCase(Locale.ROOT))))) {
+        for (String w : new LinkedHashSet<>(List.of(WORDS.split(question.toLowerCase(Locale.ROOT))))) {
             if (w.length() >= 3 && !STOPWORDS.contains(w)) {
                 content++;
                 if (words.contains(w)) {
