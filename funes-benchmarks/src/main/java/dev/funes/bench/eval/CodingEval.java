@@ -1,0 +1,287 @@
+package dev.funes.bench.eval;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryStore;
+import dev.funes.Provenance;
+import dev.funes.embed.Embedders;
+import dev.funes.ingest.AgentLogs;
+import dev.funes.ingest.IndexReport;
+import dev.funes.ingest.Indexer;
+import dev.funes.ingest.LogFormat;
+import dev.funes.ingest.ParseResult;
+import dev.funes.store.FunesStore;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The coding-session evaluation: the fixture logs are indexed with the real {@link Indexer} into
+ * one store per model, every question is searched over the whole store (no filter, as a user
+ * would), and a result answers when it cites the expected file, its range overlaps the expected
+ * range, and it cites at most {@value #MAX_CITED_LINES} lines (DESIGN.md: a hit counts only when
+ * the cited range is that focused).
+ *
+ * <p>Questions about files that no log format reads, or that yield no memory, are skipped and
+ * counted: the set already covers formats whose readers are still being written.
+ */
+final class CodingEval {
+
+    /** The most lines a hit may cite and still count. */
+    static final int MAX_CITED_LINES = 100;
+
+    private static final Set<String> STOPWORDS = Set.of("the", "and", "for", "that", "this", "with", "was", "were",
+            "what", "why", "how", "did", "does", "where", "which", "who", "when", "are", "our", "you", "your", "its",
+            "from", "into", "about", "had", "has", "have", "not", "but", "can", "could", "would", "should", "there",
+            "then", "than", "they", "them", "their", "any", "all", "been", "being", "done", "use",
+            "used", "using", "get", "got", "one", "out", "way", "also", "just", "over", "after", "before", "again");
+    private static final Pattern WORDS = Pattern.compile("[^\\p{L}\\p{N}]+");
+
+    private CodingEval() {
+    }
+
+    /**
+     * What the fixtures hold for the questions.
+     *
+     * @param fixtures   the fixtures folder, absolute
+     * @param counted    questions with at least one expected file that yields memories
+     * @param skipped    the other questions
+     * @param files      memories per fixture file (relative path), for every file a format reads
+     * @param memoryIds  the ids of all memories the fixtures yield
+     * @param overlap    mean share of a question's content words found in its expected lines,
+     *                   keyed {@code paraphrased} and {@code literal}, over counted questions
+     */
+    record Prepared(Path fixtures, List<CodingQuestions.Question> counted, List<CodingQuestions.Question> skipped,
+                    Map<String, Integer> files, List<String> memoryIds, Map<String, Double> overlap) {
+    }
+
+    /**
+     * Reads every fixture with the formats the ingest knows, checks every expected range against
+     * its file, and splits the questions into counted and skipped.
+     *
+     * @throws IllegalArgumentException if an expected file does not exist or a range runs past
+     *                                  its end; the message names the question
+     */
+    static Prepared prepare(Path fixtures, List<CodingQuestions.Question> questions) throws IOException {
+        Path root = fixtures.toAbsolutePath().normalize();
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("the fixtures folder " + root + " does not exist");
+        }
+        List<LogFormat> formats = AgentLogs.formats();
+        Map<String, Integer> files = new TreeMap<>();
+        List<String> ids = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path file : walk.filter(Files::isRegularFile).sorted().toList()) {
+                if (root.relativize(file).toString().startsWith(".")) {
+                    continue;
+                }
+                byte[] head;
+                try (InputStream in = Files.newInputStream(file)) {
+                    head = in.readNBytes(Indexer.HEAD_BYTES);
+                }
+                for (LogFormat format : formats) {
+                    if (format.canRead(file, head)) {
+                        List<Memory> memories = new ArrayList<>();
+                        ParseResult result = format.parse(file, memories::add);
+                        if (!result.complete()) {
+                            throw new IOException("cannot read " + file + ": " + result.problems());
+                        }
+                        memories.forEach(m -> ids.add(m.id()));
+                        files.put(relative(root, file), memories.size());
+                        break;
+                    }
+                }
+            }
+        }
+        List<CodingQuestions.Question> counted = new ArrayList<>();
+        List<CodingQuestions.Question> skipped = new ArrayList<>();
+        Map<Boolean, double[]> overlaps = new HashMap<>();
+        for (CodingQuestions.Question q : questions) {
+            StringBuilder expectedText = new StringBuilder();
+            for (CodingQuestions.Range r : q.expected()) {
+                expectedText.append(check(root, q, r)).append('\n');
+            }
+            boolean readable = q.expected().stream().anyMatch(r -> files.getOrDefault(r.file(), 0) > 0);
+            (readable ? counted : skipped).add(q);
+            if (readable) {
+                double[] sum = overlaps.computeIfAbsent(q.paraphrased(), p -> new double[2]);
+                sum[0] += overlap(q.question(), expectedText.toString());
+                sum[1]++;
+            }
+        }
+        Map<String, Double> overlap = new LinkedHashMap<>();
+        for (boolean p : new boolean[] {true, false}) {
+            double[] sum = overlaps.get(p);
+            overlap.put(p ? "paraphrased" : "literal", sum == null ? Double.NaN : sum[0] / sum[1]);
+        }
+        return new Prepared(root, List.copyOf(counted), List.copyOf(skipped), files, List.copyOf(ids), overlap);
+    }
+
+    private static String relative(Path root, Path file) {
+        return root.relativize(file).toString().replace('\\', '/');
+    }
+
+    /** Checks that the range lies inside its file; returns the lines. */
+    private static String check(Path root, CodingQuestions.Question q, CodingQuestions.Range r) throws IOException {
+        Path file = root.resolve(r.file());
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("question " + q.id() + " (line " + q.line() + "): no fixture " + file);
+        }
+        List<String> lines;
+        try (Stream<String> all = Files.lines(file, StandardCharsets.UTF_8)) {
+            lines = all.toList();
+        } catch (UncheckedIOException e) {
+            throw new IOException("cannot read " + file + " as UTF-8", e);
+        }
+        if (r.end() > lines.size()) {
+            throw new IllegalArgumentException("question " + q.id() + " (line " + q.line() + "): " + r.file()
+                    + " has " + lines.size() + " lines, the range ends at " + r.end());
+        }
+        return String.join("\n", lines.subList(r.start() - 1, r.end()));
+    }
+
+    /** The share of the question's content words (3+ characters, not stop words) found in the text. */
+    static double overlap(String question, String text) {
+        Set<String> words = new HashSet<>(List.of(WORDS.split(text.toLowerCase(Locale.ROOT))));
+        long content = 0;
+        long found = 0;
+        for (String w : new LinkedHashSet<>(List.of(WORDS.split(question.toLowerCase(Locale.ROOT))))) {
+            if (w.length() >= 3 && !STOPWORDS.contains(w)) {
+                content++;
+                if (words.contains(w)) {
+                    found++;
+                }
+            }
+        }
+        return content == 0 ? 0 : (double) found / content;
+    }
+
+    /**
+     * Scores per configuration.
+     *
+     * @param all         every counted question
+     * @param paraphrased the paraphrased ones
+     * @param literal     the others
+     * @param misses      per configuration, the ids of the questions not answered in the first 5,
+     *                    with the rank of the first answer in the first 20 (0 for none)
+     * @param runs        what building and searching each store took
+     */
+    record Result(Map<String, Metrics.Mean> all, Map<String, Metrics.Mean> paraphrased,
+                  Map<String, Metrics.Mean> literal, Map<String, Map<String, Integer>> misses, List<Run> runs) {
+    }
+
+    /** One model's run; {@code report} is the indexer's summary. */
+    record Run(String modelId, Path store, String report, double buildSeconds, double searchSeconds) {
+    }
+
+    /** Indexes the fixtures into one store per model and scores every counted question. */
+    static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream log) throws IOException {
+        List<String> configs = new ArrayList<>();
+        configs.add(LocomoEval.LEXICAL);
+        models.forEach(m -> configs.add(LocomoEval.dense(m)));
+        models.forEach(m -> configs.add(LocomoEval.hybrid(m)));
+        Map<String, Metrics.Mean> all = new LinkedHashMap<>();
+        Map<String, Metrics.Mean> paraphrased = new LinkedHashMap<>();
+        Map<String, Metrics.Mean> literal = new LinkedHashMap<>();
+        Map<String, Map<String, Integer>> misses = new LinkedHashMap<>();
+        for (String c : configs) {
+            all.put(c, new Metrics.Mean());
+            paraphrased.put(c, new Metrics.Mean());
+            literal.put(c, new Metrics.Mean());
+            misses.put(c, new LinkedHashMap<>());
+        }
+        Map<Path, Path> realPaths = new HashMap<>();
+        List<Run> runs = new ArrayList<>();
+        for (String model : models) {
+            try (Embedder embedder = Embedders.forModelId(model)) {
+                Path dir = dirs.dirFor("coding", model, data.memoryIds());
+                try (MemoryStore store = FunesStore.open(dir, embedder)) {
+                    long t0 = System.nanoTime();
+                    IndexReport report = Indexer.builder(store).build().index(List.of(data.fixtures()));
+                    double build = (System.nanoTime() - t0) / 1e9;
+                    long stored = store.stats().memories();
+                    if (stored != data.memoryIds().size()) {
+                        log.printf(Locale.ROOT, "coding %s: WARNING the store holds %d memories, the fixtures yield %d%n",
+                                model, stored, data.memoryIds().size());
+                    }
+                    long t1 = System.nanoTime();
+                    for (CodingQuestions.Question q : data.counted()) {
+                        Retrieval r = Retrieval.of(store, q.question(), null);
+                        Predicate<Memory> answers = m -> answers(data.fixtures(), q, m, realPaths);
+                        if (model.equals(models.get(0))) {
+                            score(q, LocomoEval.LEXICAL, r.lexical(), answers, all, paraphrased, literal, misses);
+                        }
+                        score(q, LocomoEval.dense(model), r.dense(), answers, all, paraphrased, literal, misses);
+                        score(q, LocomoEval.hybrid(model), r.hybrid(), answers, all, paraphrased, literal, misses);
+                    }
+                    double search = (System.nanoTime() - t1) / 1e9;
+                    log.printf(Locale.ROOT, "coding %s: %s; %d questions in %.1f s%n", model, report.summary(),
+                            data.counted().size(), search);
+                    runs.add(new Run(model, dir, report.summary(), build, search));
+                }
+            }
+        }
+        return new Result(all, paraphrased, literal, misses, runs);
+    }
+
+    private static void score(CodingQuestions.Question q, String config, List<Memory> ranked, Predicate<Memory> answers,
+                              Map<String, Metrics.Mean> all, Map<String, Metrics.Mean> paraphrased,
+                              Map<String, Metrics.Mean> literal, Map<String, Map<String, Integer>> misses) {
+        double[] success = new double[Metrics.CUTOFFS.size()];
+        for (int i = 0; i < success.length; i++) {
+            success[i] = Metrics.successAt(ranked, answers, Metrics.CUTOFFS.get(i));
+        }
+        double rr = Metrics.reciprocalRank(ranked, answers);
+        all.get(config).add(success, rr);
+        (q.paraphrased() ? paraphrased : literal).get(config).add(success, rr);
+        if (success[Metrics.CUTOFFS.indexOf(5)] == 0) {
+            misses.get(config).put(q.id(), rr == 0 ? 0 : (int) Math.round(1 / rr));
+        }
+    }
+
+    /**
+     * Whether a memory answers the question: it cites one of the expected files, overlaps the
+     * expected range there, and cites at most {@value #MAX_CITED_LINES} lines.
+     */
+    static boolean answers(Path fixtures, CodingQuestions.Question q, Memory m, Map<Path, Path> realPaths) {
+        Provenance p = m.provenance();
+        if (p == null || p.lineCount() > MAX_CITED_LINES) {
+            return false;
+        }
+        Path cited = realPath(p.source(), realPaths);
+        for (CodingQuestions.Range r : q.expected()) {
+            if (r.overlaps(p.lineStart(), p.lineEnd()) && cited.equals(realPath(fixtures.resolve(r.file()), realPaths))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Path realPath(Path path, Map<Path, Path> cache) {
+        return cache.computeIfAbsent(path, p -> {
+            try {
+                return p.toRealPath();
+            } catch (IOException e) {
+                return p.toAbsolutePath().normalize();
+            }
+        });
+    }
+}

@@ -1,0 +1,81 @@
+package dev.funes.bench.eval;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * Where the evaluation's stores live: either a cache folder that keeps them between runs, or
+ * temporary folders deleted on {@link #close()}.
+ *
+ * <p>A cached store's folder is named after the suite, the model id and a hash of the ids of
+ * every memory that goes in. Memory ids hash the text, the provenance and the kind, so a change
+ * of data, of formatting or of chunking names another folder: a cached store never holds stale
+ * memories, and a run only embeds what its folder lacks (nothing, on a re-run).
+ */
+final class StoreDirs implements AutoCloseable {
+
+    private final Path cache;
+    private final List<Path> temporary = new ArrayList<>();
+
+    /** Stores under {@code cache}, kept; or temporary ones when {@code cache} is null. */
+    StoreDirs(Path cache) {
+        this.cache = cache == null ? null : cache.toAbsolutePath().normalize();
+    }
+
+    /** The folder for the store of {@code suite} embedded by {@code modelId} holding these memories. */
+    Path dirFor(String suite, String modelId, Collection<String> memoryIds) throws IOException {
+        if (cache == null) {
+            Path dir = Files.createTempDirectory("funes-eval-" + suite + "-");
+            temporary.add(dir);
+            return dir;
+        }
+        return cache.resolve(suite + "-" + modelId + "-" + key(memoryIds));
+    }
+
+    /** Whether stores are kept between runs. */
+    boolean cached() {
+        return cache != null;
+    }
+
+    /** The first 12 hex digits of a SHA-256 over the sorted ids. */
+    static String key(Collection<String> memoryIds) {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+        for (String id : new TreeSet<>(memoryIds)) {
+            digest.update(id.getBytes(StandardCharsets.UTF_8));
+            digest.update((byte) '\n');
+        }
+        return HexFormat.of().formatHex(digest.digest()).substring(0, 12);
+    }
+
+    /** Deletes the temporary stores. */
+    @Override
+    public void close() {
+        for (Path dir : temporary) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete the temporary store " + dir, e);
+            }
+        }
+        temporary.clear();
+    }
+}
