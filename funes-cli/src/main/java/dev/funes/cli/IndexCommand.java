@@ -35,7 +35,7 @@ final class IndexCommand implements Callable<Integer> {
     public Integer call() {
         List<Path> roots = paths != null ? paths : AgentLogs.defaultRoots();
         if (roots.isEmpty()) {
-            throw new FunesException("no agent logs in the default locations (~/.claude/projects); pass --index-path PATH");
+            throw new FunesException("no agent logs in the default locations (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, Cline task folders); pass --index-path PATH");
         }
         PrintWriter err = spec.commandLine().getErr();
         IndexReport report;

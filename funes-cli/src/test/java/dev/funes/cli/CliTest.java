@@ -194,4 +194,22 @@ class CliTest {
         assertThat(other.status()).isEqualTo(1);
         assertThat(other.err()).contains("all-minilm-l6-v2-q").contains("bge-small-en-v15-q");
     }
+
+    @Test
+    void indexWithoutPathsReadsTheDefaultClaudeCodeFolder(@TempDir Path home) throws IOException {
+        assumeTrue(System.getenv("CLAUDE_CONFIG_DIR") == null, "skipped: CLAUDE_CONFIG_DIR overrides ~/.claude");
+        Path project = Files.createDirectories(home.resolve(".claude/projects/-home-dev-projects-ledger-sync"));
+        Files.copy(Path.of("../examples/demo-session/sample-session.jsonl"),
+                project.resolve("5f0c2b9e-3d4a-4e8b-9c1d-7a6b5c4d3e2f.jsonl"));
+        String savedHome = System.getProperty("user.home");
+        Result index;
+        try {
+            System.setProperty("user.home", home.toString());
+            index = funes("index", "--store", home.resolve("store").toString());
+        } finally {
+            System.setProperty("user.home", savedHome);
+        }
+        assertThat(index.status()).as(index.err()).isZero();
+        assertThat(index.out()).contains("1 indexed").contains("5 memories added");
+    }
 }
