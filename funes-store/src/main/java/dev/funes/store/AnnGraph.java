@@ -111,6 +111,11 @@ final class AnnGraph implements Closeable {
         return maxVectorId;
     }
 
+    /** The vector ids of ordinals 0, 1, ...: strictly increasing. A copy. */
+    long[] vectorIds() {
+        return vectorIds.clone();
+    }
+
     boolean contains(long vectorId) {
         return Arrays.binarySearch(vectorIds, vectorId) >= 0;
     }

@@ -11,6 +11,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -30,8 +31,11 @@ import java.util.Optional;
  * file is rebuilt from SQLite whenever it is missing, corrupt or stale, so deleting it never
  * loses anything. docs/STORE-FORMAT.md describes the files.
  *
- * <p>Several processes may open the same store: SQLite serializes their writes, and each sees
- * the others' committed memories in its next search.
+ * <p>Several processes may open the same store. Each write transaction holds the store's write
+ * lock ({@code write.lock}), so one process writes at a time; a writer that waits longer than
+ * {@link StoreOptions#writeLockTimeout()} fails with a {@link StoreException} naming the process
+ * that holds it. Reads never wait for it, and each process sees the others' committed memories in
+ * its next search. {@link #check} verifies a store and rebuilds its derived parts.
  */
 public final class FunesStore {
 
@@ -81,6 +85,32 @@ public final class FunesStore {
     }
 
     /**
+     * Checks the store in {@code dir} without opening it (opening rebuilds a damaged index
+     * silently): SQLite's integrity and foreign keys, the schema version, the meta table, the
+     * stored vectors (their lengths, their texts, and a few re-embedded with {@code embedder} to
+     * make sure the model still computes them), the sessions table against the memories, the
+     * FTS5 index against the memories, and the ANN index file (header, checksums, and the same
+     * vector ids as SQLite). Safe while other processes use the store.
+     *
+     * <p>With {@code repair}, what is derived and found wrong is rebuilt: the FTS5 index, the
+     * sessions table, the ANN index file, and vectors no memory uses are removed. Memories, log
+     * checkpoints and the vectors of memories are never deleted or changed; a database that fails
+     * SQLite's integrity check is left as it is (the report says how to recover). The repair
+     * takes the write lock, waiting up to the default {@link StoreOptions#writeLockTimeout()}.
+     *
+     * @param dir      the store's directory
+     * @param embedder the model the store was built with, to compare a few stored vectors with
+     *                 fresh embeddings; {@code null} skips that comparison (reported as a warning)
+     * @param repair   whether to rebuild the derived parts found wrong
+     * @return every finding, a damaged or missing store included; {@link CheckReport#healthy()}
+     *         tells whether a problem remains
+     */
+    public static CheckReport check(Path dir, Embedder embedder, boolean repair) {
+        return StoreCheck.run(Objects.requireNonNull(dir, "dir"), embedder, repair,
+                StoreOptions.DEFAULT_WRITE_LOCK_TIMEOUT);
+    }
+
+    /**
      * The id of the embedding model the store in {@code dir} was built with, read without opening
      * the store; empty when {@code dir} holds no store. Lets a caller pick the right
      * {@link Embedder} before {@link #open}.
@@ -99,7 +129,7 @@ public final class FunesStore {
              ResultSet rs = q.executeQuery()) {
             return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
         } catch (SQLException e) {
-            throw new StoreException("cannot read the store at " + dir + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read the store at " + dir + ": " + SqliteMemoryStore.message(e), e);
         }
     }
 }

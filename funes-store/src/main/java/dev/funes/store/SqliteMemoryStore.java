@@ -54,6 +54,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * of a few read-only connections and run concurrently (WAL). Each search reads through one read
  * transaction, so it sees one committed state of the database. {@link #lifecycle} makes
  * {@link #close()} wait for operations in flight and fail the ones that start after.
+ *
+ * <p>Processes: every write transaction also holds the store's {@link WriteLock}, so writers of
+ * several processes take turns with a bounded wait and a clear error; reads never take it.
  */
 final class SqliteMemoryStore implements MemoryStore {
 
@@ -66,6 +69,10 @@ final class SqliteMemoryStore implements MemoryStore {
     private static final Duration STALE_TEMP_FILE_AGE = Duration.ofDays(1);
     /** Ids per {@code IN (...)} list; well below SQLite's limit on bound parameters. */
     private static final int IN_LIST_CHUNK = 500;
+    /** What to do about a damaged database; the logs, not the store, are the source of every memory. */
+    static final String DAMAGE_ADVICE = "Nothing was changed. Restore the store directory from a backup, or move it"
+            + " away and index the agent logs again into a new store (`funes index`): the memories are rebuilt from"
+            + " the logs. `funes check` lists what is damaged.";
 
     private final Path dir;
     private final Path databaseFile;
@@ -75,6 +82,8 @@ final class SqliteMemoryStore implements MemoryStore {
     private final int dimension;
     private final Connection writer;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** Serializes write transactions across processes; see {@link WriteLock}. */
+    private final WriteLock fileLock;
     private final List<Connection> readConnections;
     private final BlockingQueue<Connection> idleReaders;
     private final AnnIndex ann;
@@ -83,7 +92,7 @@ final class SqliteMemoryStore implements MemoryStore {
     private OpenReport openReport;
 
     private SqliteMemoryStore(Path dir, Embedder embedder, StoreOptions options, Connection writer,
-                              List<Connection> readConnections, UUID storeId) {
+                              List<Connection> readConnections, UUID storeId, WriteLock fileLock) {
         this.dir = dir;
         this.databaseFile = dir.resolve(DATABASE_FILE);
         this.embedder = embedder;
@@ -94,6 +103,7 @@ final class SqliteMemoryStore implements MemoryStore {
         this.readConnections = readConnections;
         this.idleReaders = new ArrayBlockingQueue<>(readConnections.size(), false, readConnections);
         this.ann = new AnnIndex(dir.resolve(INDEX_FILE), storeId, modelId, dimension, options.freshLimit());
+        this.fileLock = fileLock;
     }
 
     /** Opens or creates the store in {@code dir}; see {@link FunesStore#open(Path, Embedder, StoreOptions)}. */
@@ -110,6 +120,7 @@ final class SqliteMemoryStore implements MemoryStore {
         }
         List<Connection> opened = new ArrayList<>();
         try {
+            WriteLock fileLock = new WriteLock(directory, options.writeLockTimeout());
             Connection writer = connect(file, false);
             opened.add(writer);
             int found = Schema.migrate(writer, file);
@@ -120,7 +131,8 @@ final class SqliteMemoryStore implements MemoryStore {
                 opened.add(reader);
                 readers.add(reader);
             }
-            SqliteMemoryStore store = new SqliteMemoryStore(directory, embedder, options, writer, readers, storeId);
+            SqliteMemoryStore store = new SqliteMemoryStore(directory, embedder, options, writer, readers, storeId,
+                    fileLock);
             store.removeStaleTempFiles();
             long started = System.nanoTime();
             AnnIndex.Outcome outcome = store.ann.open(writer);
@@ -144,7 +156,32 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private static Connection connect(Path file, boolean readOnly) throws SQLException {
+    static Connection connect(Path file, boolean readOnly) throws SQLException {
+        if (readOnly) {
+            return config(true).createConnection("jdbc:sqlite:" + file);
+        }
+        // Two processes creating a store at once both switch the new file to WAL; SQLite answers
+        // one of them SQLITE_BUSY at once, without calling the busy handler (it would deadlock
+        // otherwise). So a writable connection retries for as long as the busy timeout.
+        long deadline = System.nanoTime() + BUSY_TIMEOUT_MS * 1_000_000L;
+        while (true) {
+            try {
+                return config(false).createConnection("jdbc:sqlite:" + file);
+            } catch (SQLException e) {
+                if (e.getMessage() == null || !e.getMessage().contains("SQLITE_BUSY") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static SQLiteConfig config(boolean readOnly) {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(BUSY_TIMEOUT_MS);
         config.enforceForeignKeys(true);
@@ -160,7 +197,7 @@ final class SqliteMemoryStore implements MemoryStore {
             // never deadlock upgrading read locks; busy_timeout makes the second one wait.
             config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
         }
-        return config.createConnection("jdbc:sqlite:" + file);
+        return config;
     }
 
     /** Records the model of a new store, or checks that the embedder matches the recorded one. */
@@ -364,7 +401,10 @@ final class SqliteMemoryStore implements MemoryStore {
      * after it was looked up; nothing is written then and the caller retries.
      */
     private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source) {
-        try {
+        // Only the transaction holds the file lock, not the embedding before it: a waiting writer
+        // then waits milliseconds, not seconds, and long-lived writers (a watcher, an MCP server)
+        // can share the store.
+        try (WriteLock.Held held = fileLock.acquire("adding " + memories.size() + " memories")) {
             writer.setAutoCommit(false);
             try {
                 Optional<Committed> result = write(memories, embeddings, source);
@@ -503,7 +543,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
     private boolean deleteLocked(String id) {
         long deletedVector = -1;
-        try {
+        try (WriteLock.Held held = fileLock.acquire("deleting a memory")) {
             writer.setAutoCommit(false);
             try {
                 long seq;
@@ -883,15 +923,26 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private static String message(Exception e) {
+    static String message(Exception e) {
         String m = e.getMessage();
         if (m != null && m.contains("SQLITE_BUSY")) {
             return "the database is locked by another process (" + m + "); try again when it is done";
         }
-        if (m != null && (m.contains("SQLITE_NOTADB") || m.contains("SQLITE_CORRUPT"))) {
-            return "the database is damaged or not a SQLite file (" + m + ")";
+        if (damaged(e)) {
+            return "the database " + DATABASE_FILE + " is damaged or is not a SQLite database (" + m + "). " + DAMAGE_ADVICE;
         }
         return m == null ? e.toString() : m;
+    }
+
+    /** Whether SQLite says the file is not a database or is malformed. */
+    static boolean damaged(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("SQLITE_NOTADB") || m.contains("SQLITE_CORRUPT"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.funes.store;
 
+import java.time.Duration;
+import java.util.Objects;
+
 /**
  * Tuning knobs of a {@link FunesStore}; the {@linkplain #defaults() defaults} suit stores of up
  * to a few hundred thousand memories. Built with {@link #builder()}, validated on construction,
@@ -13,11 +16,22 @@ package dev.funes.store;
  *                        there are more than {@code max(freshLimit, graphSize / 4)} of them, the
  *                        graph is rebuilt and rewritten
  * @param readConnections the number of SQLite connections searches read through concurrently
+ * @param writeLockTimeout how long a write ({@code addAll}, {@code delete}) waits for another
+ *                        process (or another store on the same directory) to finish its write
+ *                        before failing with a {@link dev.funes.StoreException} naming that
+ *                        writer; zero tries once. Reads never wait for it.
  */
-public record StoreOptions(int candidates, int freshLimit, int readConnections) {
+public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout) {
+
+    /** The default write lock timeout, 10 seconds: far longer than one write transaction. */
+    public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
 
     /** Validates the values. */
     public StoreOptions {
+        Objects.requireNonNull(writeLockTimeout, "writeLockTimeout");
+        if (writeLockTimeout.isNegative()) {
+            throw new IllegalArgumentException("writeLockTimeout must not be negative, was " + writeLockTimeout);
+        }
         if (candidates < 1) {
             throw new IllegalArgumentException("candidates must be >= 1, was " + candidates);
         }
@@ -29,9 +43,17 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections) 
         }
     }
 
-    /** 100 candidates, a fresh limit of 1000 vectors, 4 read connections. */
+    /**
+     * Options with the {@linkplain #DEFAULT_WRITE_LOCK_TIMEOUT default write lock timeout}; the
+     * constructor of the first version of this record, kept for its callers.
+     */
+    public StoreOptions(int candidates, int freshLimit, int readConnections) {
+        this(candidates, freshLimit, readConnections, DEFAULT_WRITE_LOCK_TIMEOUT);
+    }
+
+    /** 100 candidates, a fresh limit of 1000 vectors, 4 read connections, a 10 s write lock timeout. */
     public static StoreOptions defaults() {
-        return new StoreOptions(100, 1000, 4);
+        return new StoreOptions(100, 1000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
     }
 
     /** A builder that starts from the {@linkplain #defaults() defaults}. */
@@ -44,6 +66,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections) 
         private int candidates = defaults().candidates();
         private int freshLimit = defaults().freshLimit();
         private int readConnections = defaults().readConnections();
+        private Duration writeLockTimeout = DEFAULT_WRITE_LOCK_TIMEOUT;
 
         private Builder() {
         }
@@ -66,13 +89,20 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections) 
             return this;
         }
 
+        /** How long a write waits for another writer before failing; zero tries once. */
+        public Builder writeLockTimeout(Duration writeLockTimeout) {
+            this.writeLockTimeout = writeLockTimeout;
+            return this;
+        }
+
         /**
          * Builds the options.
          *
          * @throws IllegalArgumentException if a value is out of range
+         * @throws NullPointerException     if the write lock timeout is null
          */
         public StoreOptions build() {
-            return new StoreOptions(candidates, freshLimit, readConnections);
+            return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout);
         }
     }
 }

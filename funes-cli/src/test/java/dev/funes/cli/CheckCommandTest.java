@@ -1,0 +1,100 @@
+package dev.funes.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code funes check}: findings on stdout, exit 0 only when healthy, {@code --repair} rebuilds derived data. */
+class CheckCommandTest {
+
+    record Result(int status, String out, String err) {
+    }
+
+    static Result funes(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(status, out.toString(), err.toString());
+    }
+
+    private static Path indexedStore(Path dir) {
+        Path store = dir.resolve("store");
+        Result index = funes("index", "--index-path", "../examples/demo-session", "--store", store.toString());
+        assertThat(index.status()).as(index.err()).isZero();
+        return store;
+    }
+
+    @Test
+    void aHealthyStorePassesWithExitZeroInTextAndJson(@TempDir Path dir) throws IOException {
+        Path store = indexedStore(dir);
+        Result text = funes("check", "--store", store.toString());
+        assertThat(text.status()).as(text.out() + text.err()).isZero();
+        assertThat(text.out()).contains("ok        integrity").contains("ok        fts").contains("ok        ann")
+                .contains("healthy: 10 checks");
+        assertThat(text.err()).isEmpty();
+
+        Result json = funes("check", "--store", store.toString(), "--json");
+        assertThat(json.status()).isZero();
+        JsonNode node = HitJson.MAPPER.readTree(json.out());
+        assertThat(node.get("healthy").asBoolean()).isTrue();
+        assertThat(node.get("findings").size()).isEqualTo(10);
+        for (JsonNode f : node.get("findings")) {
+            assertThat(f.get("status").asText()).isEqualTo("ok");
+            assertThat(f.get("check").asText()).isNotBlank();
+            assertThat(f.get("message").asText()).isNotBlank();
+        }
+    }
+
+    @Test
+    void aDamagedFullTextIndexFailsUntilRepaired(@TempDir Path dir) throws SQLException {
+        Path store = indexedStore(dir);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + store.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            s.execute("DELETE FROM memories_fts WHERE rowid = (SELECT min(seq) FROM memories)");
+        }
+        Result broken = funes("check", "--store", store.toString());
+        assertThat(broken.status()).isEqualTo(1);
+        assertThat(broken.out()).contains("problem   fts").contains("1 problem (fts)");
+        assertThat(broken.err()).hasLineCount(1).startsWith("funes: the store").contains("funes check --repair");
+
+        Result repair = funes("check", "--store", store.toString(), "--repair");
+        assertThat(repair.status()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out()).contains("repaired  fts").contains("rebuilt the full-text index")
+                .contains("healthy: 10 checks, 1 repaired");
+        assertThat(funes("check", "--store", store.toString()).status()).isZero();
+    }
+
+    @Test
+    void aFileThatIsNotADatabaseFailsWithAdvice(@TempDir Path dir) throws IOException {
+        Path store = Files.createDirectories(dir.resolve("store"));
+        Files.writeString(store.resolve("funes.db"), "not a database\n".repeat(300));
+        Result check = funes("check", "--store", store.toString(), "--repair");
+        assertThat(check.status()).isEqualTo(1);
+        assertThat(check.out()).contains("problem   database").contains("backup").contains("funes index");
+        assertThat(check.err()).hasLineCount(1);
+
+        Result search = funes("search", "--store", store.toString(), "anything");
+        assertThat(search.status()).isEqualTo(1);
+        assertThat(search.err()).hasLineCount(1).contains("not a SQLite database").contains("backup");
+    }
+
+    @Test
+    void noStoreIsAOneLineError(@TempDir Path dir) {
+        Result check = funes("check", "--store", dir.resolve("nothing").toString());
+        assertThat(check.status()).isEqualTo(1);
+        assertThat(check.err()).startsWith("funes: no Funes store at").hasLineCount(1);
+        assertThat(check.out()).isEmpty();
+        assertThat(dir.resolve("nothing")).doesNotExist();
+    }
+}

@@ -1,0 +1,658 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.StoreException;
+import dev.funes.store.CheckReport.Finding;
+import dev.funes.store.CheckReport.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * {@link FunesStore#check}: inspects a store directory without opening it as a store (opening
+ * would silently rebuild what it finds broken), and optionally rebuilds the derived parts.
+ *
+ * <p>All SQLite checks but the FTS5 one read through one read transaction, so a concurrent
+ * writer cannot make two tables look inconsistent. FTS5's {@code integrity-check} is written as an
+ * {@code INSERT}, so it runs on a writable connection, in a transaction that is rolled back.
+ */
+final class StoreCheck {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreCheck.class);
+
+    private static final List<String> TABLES = List.of("meta", "vectors", "memories", "memories_fts", "sessions",
+            "sources");
+    /** Stored vectors re-embedded from each end of the id range. */
+    private static final int MODEL_SAMPLE = 3;
+    /** Least cosine between a stored vector and a fresh embedding of its text; ONNX runs differ by far less. */
+    private static final double MODEL_AGREEMENT = 0.98;
+    private static final int EXAMPLES = 5;
+    private static final String REBUILT_AT_OPEN = " The index is derived from the vectors in SQLite: the next open"
+            + " rebuilds it, or repair now.";
+
+    /** The sessions table as {@code SqliteMemoryStore.refreshSession} computes it. */
+    private static final String EXPECTED_SESSIONS = """
+            SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
+                   max(coalesce(ended_at, started_at)), count(*)
+            FROM memories WHERE session IS NOT NULL GROUP BY agent, session""";
+
+    private final Path dir;
+    private final Path database;
+    private final Path indexFile;
+    private final Embedder embedder;
+    private final Duration lockTimeout;
+
+    private StoreCheck(Path dir, Embedder embedder, Duration lockTimeout) {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.database = this.dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        this.indexFile = this.dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        this.embedder = embedder;
+        this.lockTimeout = lockTimeout;
+    }
+
+    /** See {@link FunesStore#check(Path, Embedder, boolean)}. */
+    static CheckReport run(Path dir, Embedder embedder, boolean repair, Duration lockTimeout) {
+        return new StoreCheck(dir, embedder, lockTimeout).run(repair);
+    }
+
+    /** The findings of one inspection, and what a repair needs to know. */
+    private static final class Inspection {
+        final List<Finding> findings = new ArrayList<>();
+        /** Database, schema, integrity and meta passed: derived data may be rebuilt from it. */
+        boolean sound;
+        UUID storeId;
+        String modelId;
+        int dimension;
+        long memories;
+        long unusedVectors;
+
+        void add(String check, Status status, String message) {
+            findings.add(new Finding(check, status, message));
+        }
+
+        boolean has(String check, Status status) {
+            return findings.stream().anyMatch(f -> f.check().equals(check) && f.status() == status);
+        }
+
+        String message(String check) {
+            return findings.stream().filter(f -> f.check().equals(check)).map(Finding::message).findFirst().orElse("");
+        }
+    }
+
+    private CheckReport run(boolean repair) {
+        Inspection first = inspect();
+        if (!repair) {
+            return new CheckReport(dir, first.findings);
+        }
+        List<Finding> notes = new ArrayList<>();
+        Map<String, String> done = repair(first, notes);
+        if (done.isEmpty()) {
+            List<Finding> findings = new ArrayList<>(first.findings);
+            findings.addAll(notes);
+            return new CheckReport(dir, findings);
+        }
+        Inspection second = inspect();
+        List<Finding> findings = new ArrayList<>();
+        for (Finding f : second.findings) {
+            String action = done.get(f.check());
+            if (action == null) {
+                findings.add(f);
+            } else if (f.status() == Status.OK) {
+                String found = first.message(f.check());
+                int end = found.indexOf(". ");
+                findings.add(new Finding(f.check(), Status.REPAIRED, action + " (found: "
+                        + (end < 0 ? found : found.substring(0, end)) + "); now " + f.message()));
+            } else {
+                findings.add(new Finding(f.check(), f.status(), f.message() + " (after the repair: " + action + ")"));
+            }
+        }
+        findings.addAll(notes);
+        return new CheckReport(dir, findings);
+    }
+
+    // ---------------------------------------------------------------- inspection
+
+    private Inspection inspect() {
+        Inspection in = new Inspection();
+        if (!Files.isRegularFile(database)) {
+            in.add("database", Status.PROBLEM, "no Funes store in " + dir + ": there is no " + database.getFileName());
+            return in;
+        }
+        try (Connection c = SqliteMemoryStore.connect(database, true)) {
+            c.setAutoCommit(false); // one read transaction: every check below sees one committed state
+            try {
+                if (!database(c, in)) {
+                    return in;
+                }
+                boolean intact = integrity(c, in);
+                foreignKeys(c, in);
+                boolean meta = meta(c, in);
+                in.sound = intact && meta;
+                if (meta) {
+                    vectors(c, in);
+                    model(c, in);
+                }
+                sessions(c, in);
+                fts(in, intact);
+                if (meta) {
+                    ann(c, in);
+                }
+            } finally {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            in.sound = false;
+            in.add("database", Status.PROBLEM, "cannot be read: " + SqliteMemoryStore.message(e));
+        }
+        return in;
+    }
+
+    /** That the file is a SQLite database with a Funes schema this code reads; false stops the checks. */
+    private boolean database(Connection c, Inspection in) {
+        int version;
+        Set<String> tables = new LinkedHashSet<>();
+        try {
+            version = Schema.version(c);
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT name FROM sqlite_schema WHERE type = 'table'")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            in.add("database", Status.PROBLEM, SqliteMemoryStore.message(e));
+            return false;
+        }
+        in.add("database", Status.OK, database.getFileName() + " is a SQLite database (" + bytes(database) + ")");
+        if (version > Schema.CURRENT_VERSION) {
+            in.add("schema", Status.PROBLEM, "written by a newer Funes (schema version " + version + "; this Funes"
+                    + " reads up to version " + Schema.CURRENT_VERSION + "): upgrade Funes to check or open it");
+            return false;
+        }
+        if (version == 0) {
+            in.add("schema", Status.PROBLEM, tables.isEmpty()
+                    ? "the database is empty: no Funes store was ever created in it"
+                    : "a SQLite database but not a Funes store (it has tables but no Funes schema version)");
+            return false;
+        }
+        List<String> missing = TABLES.stream().filter(t -> !tables.contains(t)).toList();
+        if (!missing.isEmpty()) {
+            in.add("schema", Status.PROBLEM, "schema version " + version + " but the tables " + missing
+                    + " are missing. " + SqliteMemoryStore.DAMAGE_ADVICE);
+            return false;
+        }
+        if (version < Schema.CURRENT_VERSION) {
+            in.add("schema", Status.WARNING, "schema version " + version + ", older than this Funes's "
+                    + Schema.CURRENT_VERSION + ": it is migrated when the store is next opened");
+        } else {
+            in.add("schema", Status.OK, "schema version " + version);
+        }
+        return true;
+    }
+
+    private boolean integrity(Connection c, Inspection in) {
+        List<String> messages = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA integrity_check(" + EXAMPLES + ")")) {
+            while (rs.next()) {
+                for (String line : rs.getString(1).split("\n")) {
+                    if (!line.isBlank() && !line.startsWith("*** in database")) {
+                        messages.add(line.strip());
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            in.add("integrity", Status.PROBLEM, SqliteMemoryStore.message(e));
+            return false;
+        }
+        if (messages.equals(List.of("ok"))) {
+            in.add("integrity", Status.OK, "SQLite's integrity check passed");
+            return true;
+        }
+        in.add("integrity", Status.PROBLEM, "SQLite's integrity check failed: " + String.join("; ", messages) + ". "
+                + SqliteMemoryStore.DAMAGE_ADVICE);
+        return false;
+    }
+
+    private void foreignKeys(Connection c, Inspection in) {
+        List<String> examples = new ArrayList<>();
+        int violations = 0;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA foreign_key_check")) {
+            while (rs.next()) {
+                if (violations++ < EXAMPLES) {
+                    examples.add(rs.getString(1) + " row " + rs.getLong(2) + " -> " + rs.getString(3));
+                }
+            }
+        } catch (SQLException e) {
+            in.add("foreign-keys", Status.PROBLEM, SqliteMemoryStore.message(e));
+            return;
+        }
+        if (violations == 0) {
+            in.add("foreign-keys", Status.OK, "every memory's vector exists");
+        } else {
+            in.add("foreign-keys", Status.PROBLEM, violations + " rows refer to missing rows (" + String.join(", ", examples)
+                    + "): those memories cannot be found by meaning. " + SqliteMemoryStore.DAMAGE_ADVICE);
+        }
+    }
+
+    private boolean meta(Connection c, Inspection in) {
+        Map<String, String> meta = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT key, value FROM meta")) {
+            while (rs.next()) {
+                meta.put(rs.getString(1), rs.getString(2));
+            }
+        } catch (SQLException e) {
+            in.add("meta", Status.PROBLEM, SqliteMemoryStore.message(e));
+            return false;
+        }
+        try {
+            in.modelId = meta.get("model_id");
+            in.dimension = Integer.parseInt(String.valueOf(meta.get("dimension")));
+            in.storeId = UUID.fromString(String.valueOf(meta.get("store_id")));
+            if (in.modelId == null || in.modelId.isBlank() || in.dimension < 1) {
+                throw new IllegalArgumentException("model " + in.modelId + ", dimension " + in.dimension);
+            }
+        } catch (IllegalArgumentException e) {
+            in.add("meta", Status.PROBLEM, "the meta table is damaged or incomplete (" + meta + "). "
+                    + SqliteMemoryStore.DAMAGE_ADVICE);
+            return false;
+        }
+        String recorded = in.modelId + " (" + in.dimension + " dimensions)";
+        if (embedder != null && (!embedder.modelId().equals(in.modelId) || embedder.dimension() != in.dimension)) {
+            in.add("meta", Status.PROBLEM, "the store was built with " + recorded + " but is being checked with "
+                    + embedder.modelId() + " (" + embedder.dimension() + " dimensions): check it with " + in.modelId);
+        } else {
+            in.add("meta", Status.OK, "model " + recorded + ", store id " + in.storeId);
+        }
+        return true;
+    }
+
+    private void vectors(Connection c, Inspection in) {
+        try {
+            long vectors = single(c, "SELECT count(*) FROM vectors");
+            in.memories = single(c, "SELECT count(*) FROM memories");
+            long badLength;
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM vectors WHERE length(embedding) != ?")) {
+                ps.setLong(1, (long) in.dimension * Float.BYTES);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    badLength = rs.getLong(1);
+                }
+            }
+            long wrongText = single(c, "SELECT count(*) FROM memories m JOIN vectors v ON v.id = m.vector_id"
+                    + " WHERE v.content_hash != m.content_hash");
+            in.unusedVectors = single(c, "SELECT count(*) FROM vectors v WHERE NOT EXISTS"
+                    + " (SELECT 1 FROM memories m WHERE m.vector_id = v.id)");
+            if (badLength > 0 || wrongText > 0) {
+                in.add("vectors", Status.PROBLEM, (badLength > 0 ? badLength + " vectors do not have " + in.dimension
+                        + " float32 values; " : "") + (wrongText > 0 ? wrongText + " memories use the vector of"
+                        + " another text; " : "") + "searches by meaning would be wrong. " + SqliteMemoryStore.DAMAGE_ADVICE);
+            } else if (in.unusedVectors > 0) {
+                in.add("vectors", Status.WARNING, in.unusedVectors + " of " + vectors + " vectors are used by no memory"
+                        + " (harmless, they match nothing; repair removes them)");
+            } else {
+                in.add("vectors", Status.OK, vectors + " vectors for " + in.memories + " memories");
+            }
+        } catch (SQLException e) {
+            in.add("vectors", Status.PROBLEM, SqliteMemoryStore.message(e));
+        }
+    }
+
+    /** Re-embeds a few stored texts: a changed model under the same id would make every dense answer wrong. */
+    private void model(Connection c, Inspection in) {
+        if (embedder == null) {
+            in.add("model", Status.WARNING, "stored vectors not compared with the model (no embedder given)");
+            return;
+        }
+        if (!embedder.modelId().equals(in.modelId) || embedder.dimension() != in.dimension) {
+            return; // reported under meta
+        }
+        List<Long> ids = new ArrayList<>();
+        List<float[]> stored = new ArrayList<>();
+        List<String> texts = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT v.id, v.embedding, (SELECT m.text FROM memories m WHERE m.vector_id = v.id ORDER BY m.seq LIMIT 1)
+                FROM vectors v
+                WHERE v.id IN (SELECT id FROM vectors ORDER BY id LIMIT ?)
+                   OR v.id IN (SELECT id FROM vectors ORDER BY id DESC LIMIT ?)
+                ORDER BY v.id""")) {
+            ps.setInt(1, MODEL_SAMPLE);
+            ps.setInt(2, MODEL_SAMPLE);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    byte[] blob = rs.getBytes(2);
+                    String text = rs.getString(3);
+                    if (text != null && blob != null && blob.length == in.dimension * Float.BYTES) {
+                        ids.add(rs.getLong(1));
+                        stored.add(Rows.vector(blob, in.dimension, rs.getLong(1)));
+                        texts.add(text);
+                    }
+                }
+            }
+        } catch (SQLException | StoreException e) {
+            in.add("model", Status.PROBLEM, e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.getMessage());
+            return;
+        }
+        if (ids.isEmpty()) {
+            in.add("model", Status.OK, "no stored vectors to compare with the model");
+            return;
+        }
+        List<float[]> fresh;
+        try {
+            fresh = embedder.embedDocuments(texts);
+        } catch (RuntimeException e) { // EmbeddingException, or a bug of the embedder
+            in.add("model", Status.PROBLEM, "the model " + in.modelId + " cannot embed stored texts: " + e.getMessage());
+            return;
+        }
+        double worst = 1;
+        long worstId = -1;
+        for (int i = 0; i < ids.size(); i++) {
+            double cosine = cosine(stored.get(i), fresh.get(i));
+            if (cosine < worst) {
+                worst = cosine;
+                worstId = ids.get(i);
+            }
+        }
+        String agreement = String.format(Locale.ROOT, "%.4f", worst);
+        if (worst < MODEL_AGREEMENT) {
+            in.add("model", Status.PROBLEM, "stored vectors do not match what " + in.modelId + " computes now (cosine "
+                    + agreement + " for vector " + worstId + "): the model changed since they were stored, so searches"
+                    + " by meaning are wrong; index the logs again into a new store");
+        } else {
+            in.add("model", Status.OK, ids.size() + " stored vectors match what " + in.modelId + " computes now (cosine >= "
+                    + agreement + ")");
+        }
+    }
+
+    private void sessions(Connection c, Inspection in) {
+        String sql = "SELECT agent, session FROM (" + EXPECTED_SESSIONS
+                + " EXCEPT SELECT agent, session, project, first_at, last_at, memories FROM sessions)"
+                + " UNION SELECT agent, session FROM (SELECT agent, session, project, first_at, last_at, memories"
+                + " FROM sessions EXCEPT " + EXPECTED_SESSIONS + ")";
+        try {
+            List<String> wrong = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                while (rs.next()) {
+                    wrong.add(rs.getString(1) + "/" + rs.getString(2));
+                }
+            }
+            if (wrong.isEmpty()) {
+                in.add("sessions", Status.OK, single(c, "SELECT count(*) FROM sessions") + " sessions agree with their memories");
+            } else {
+                in.add("sessions", Status.PROBLEM, wrong.size() + " sessions disagree with their memories (for example "
+                        + String.join(", ", wrong.subList(0, Math.min(EXAMPLES, wrong.size())))
+                        + "): session lists and counts are wrong. The table is derived from the memories: repair"
+                        + " recomputes it.");
+            }
+        } catch (SQLException e) {
+            in.add("sessions", Status.PROBLEM, SqliteMemoryStore.message(e));
+        }
+    }
+
+    private void fts(Inspection in, boolean intact) {
+        try (Connection w = SqliteMemoryStore.connect(database, false)) {
+            w.setAutoCommit(false);
+            try (Statement s = w.createStatement()) {
+                // rank 1: also compare the index with the memories table it is built from.
+                s.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
+                in.add("fts", Status.OK, "the full-text index matches the memories");
+            } catch (SQLException e) {
+                if (!intact) {
+                    in.add("fts", Status.PROBLEM, "cannot be checked in a database that fails SQLite's integrity"
+                            + " check (" + e.getMessage() + ")");
+                } else if (SqliteMemoryStore.damaged(e)) {
+                    in.add("fts", Status.PROBLEM, "the full-text index does not match the memories (" + e.getMessage()
+                            + "): searches by words may miss memories or fail. It is derived from the memories:"
+                            + " repair rebuilds it.");
+                } else {
+                    in.add("fts", Status.PROBLEM, SqliteMemoryStore.message(e));
+                }
+            } finally {
+                w.rollback();
+            }
+        } catch (SQLException e) {
+            in.add("fts", Status.WARNING, "not checked: FTS5's check needs to open the database for writing ("
+                    + SqliteMemoryStore.message(e) + ")");
+        }
+    }
+
+    private void ann(Connection c, Inspection in) {
+        try {
+            long vectors = single(c, "SELECT count(*) FROM vectors");
+            if (vectors == 0) {
+                if (Files.exists(indexFile)) {
+                    in.add("ann", Status.PROBLEM, indexFile.getFileName() + " exists but the store has no vectors."
+                            + REBUILT_AT_OPEN);
+                } else {
+                    in.add("ann", Status.OK, "no vectors, no index file");
+                }
+                return;
+            }
+            if (!Files.exists(indexFile)) {
+                // Normal until a writing store first builds a graph (after freshLimit vectors, or at
+                // close): every vector is searched exactly meanwhile. The next open builds it.
+                in.add("ann", Status.OK, "no " + indexFile.getFileName() + " yet: the " + vectors + " vectors are"
+                        + " searched exactly until it is written (when a writing store closes, or at the next open)");
+                return;
+            }
+            AnnGraph graph;
+            try {
+                graph = AnnGraph.load(indexFile, in.storeId, in.modelId, in.dimension);
+            } catch (AnnGraph.InvalidIndexException e) {
+                in.add("ann", Status.PROBLEM, indexFile.getFileName() + ": " + e.getMessage() + "." + REBUILT_AT_OPEN);
+                return;
+            }
+            long[] inGraph;
+            long max;
+            try {
+                inGraph = graph.vectorIds();
+                max = graph.maxVectorId();
+            } finally {
+                closeQuietly(graph);
+            }
+            long[] inDatabase = ids(c, max);
+            if (!Arrays.equals(inGraph, inDatabase)) {
+                long[] diff = difference(inGraph, inDatabase);
+                in.add("ann", Status.PROBLEM, indexFile.getFileName() + " is stale: its graph holds " + inGraph.length
+                        + " vectors up to id " + max + ", the database " + inDatabase.length + " (" + diff[1]
+                        + " missing from the graph, " + diff[0] + " deleted since)." + REBUILT_AT_OPEN);
+                return;
+            }
+            long newer = vectors - inDatabase.length;
+            in.add("ann", Status.OK, indexFile.getFileName() + " holds " + inGraph.length + " vectors, the same ids as"
+                    + " the database" + (newer > 0 ? "; " + newer + " newer vectors are searched exactly until the index"
+                    + " is rewritten (when a writing store closes)" : ""));
+        } catch (SQLException e) {
+            in.add("ann", Status.PROBLEM, SqliteMemoryStore.message(e));
+        }
+    }
+
+    private static long[] ids(Connection c, long maxId) throws SQLException {
+        long[] ids = new long[1024];
+        int n = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM vectors WHERE id <= ? ORDER BY id")) {
+            ps.setLong(1, maxId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (n == ids.length) {
+                        ids = Arrays.copyOf(ids, n * 2);
+                    }
+                    ids[n++] = rs.getLong(1);
+                }
+            }
+        }
+        return Arrays.copyOf(ids, n);
+    }
+
+    /** How many of {@code a} are not in {@code b}, and of {@code b} not in {@code a}; both sorted. */
+    private static long[] difference(long[] a, long[] b) {
+        long onlyA = 0;
+        long onlyB = 0;
+        int i = 0;
+        int j = 0;
+        while (i < a.length || j < b.length) {
+            if (j == b.length || (i < a.length && a[i] < b[j])) {
+                onlyA++;
+                i++;
+            } else if (i == a.length || b[j] < a[i]) {
+                onlyB++;
+                j++;
+            } else {
+                i++;
+                j++;
+            }
+        }
+        return new long[] {onlyA, onlyB};
+    }
+
+    // ---------------------------------------------------------------- repair
+
+    /**
+     * Rebuilds the derived parts the inspection found wrong. Returns what was done, by check;
+     * adds to {@code notes} why something could not be done.
+     */
+    private Map<String, String> repair(Inspection in, List<Finding> notes) {
+        Map<String, String> done = new LinkedHashMap<>();
+        boolean fts = in.has("fts", Status.PROBLEM);
+        boolean sessions = in.has("sessions", Status.PROBLEM);
+        boolean unused = in.has("vectors", Status.WARNING) && in.unusedVectors > 0;
+        boolean ann = in.has("ann", Status.PROBLEM);
+        if (!in.sound) {
+            notes.add(new Finding("repair", Status.PROBLEM, "nothing was rebuilt: derived data is rebuilt only from a"
+                    + " database that passes the database, schema, integrity and meta checks"));
+            return done;
+        }
+        if (!fts && !sessions && !unused && !ann) {
+            return done;
+        }
+        if (fts || sessions || unused) {
+            try (WriteLock.Held held = new WriteLock(dir, lockTimeout).acquire("repairing the store");
+                 Connection w = SqliteMemoryStore.connect(database, false)) {
+                w.setAutoCommit(false);
+                try (Statement s = w.createStatement()) {
+                    if (fts) {
+                        s.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+                        done.put("fts", "rebuilt the full-text index from the " + single(w, "SELECT count(*) FROM memories")
+                                + " memories");
+                    }
+                    if (sessions) {
+                        s.executeUpdate("DELETE FROM sessions");
+                        int n = s.executeUpdate("INSERT INTO sessions (agent, session, project, first_at, last_at,"
+                                + " memories) " + EXPECTED_SESSIONS);
+                        done.put("sessions", "recomputed the sessions table from the memories (" + n + " sessions)");
+                    }
+                    if (unused) {
+                        int n = s.executeUpdate("DELETE FROM vectors WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM memories m WHERE m.vector_id = vectors.id)");
+                        done.put("vectors", "removed " + n + " vectors no memory used");
+                    }
+                    w.commit();
+                } catch (SQLException | RuntimeException e) {
+                    w.rollback();
+                    done.clear();
+                    throw e;
+                }
+            } catch (SQLException | IOException | StoreException e) {
+                notes.add(new Finding("repair", Status.PROBLEM, "could not rebuild in the database: "
+                        + (e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.getMessage())));
+                return done;
+            }
+        }
+        if (ann || unused) {
+            String what = rebuildIndex(in, notes);
+            if (what != null) {
+                if (ann) {
+                    done.put("ann", what);
+                } else {
+                    done.merge("vectors", what, (a, b) -> a + ", and " + b);
+                }
+            }
+        }
+        LOG.info("Repaired the store {}: {}", dir, done);
+        return done;
+    }
+
+    private String rebuildIndex(Inspection in, List<Finding> notes) {
+        AnnIndex index = new AnnIndex(indexFile, in.storeId, in.modelId, in.dimension,
+                StoreOptions.defaults().freshLimit());
+        try (Connection c = SqliteMemoryStore.connect(database, true)) {
+            c.setAutoCommit(false); // the vectors of one committed state
+            try {
+                index.rebuild(c);
+                return Files.exists(indexFile)
+                        ? "rebuilt " + indexFile.getFileName() + " from the " + index.graphSize() + " vectors in SQLite"
+                        : "removed " + indexFile.getFileName() + ": the store has no vectors";
+            } finally {
+                c.rollback();
+            }
+        } catch (SQLException | IOException | RuntimeException e) {
+            notes.add(new Finding("repair", Status.PROBLEM, "could not rebuild " + indexFile.getFileName() + ": "
+                    + (e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.toString())));
+            return null;
+        } finally {
+            try {
+                index.close();
+            } catch (IOException e) {
+                LOG.debug("Cannot close the rebuilt index {}: {}", indexFile, e.toString());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static long single(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private static double cosine(float[] a, float[] b) {
+        if (b == null || a.length != b.length) {
+            return -1;
+        }
+        double dot = 0;
+        double na = 0;
+        double nb = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += a[i] * b[i];
+            na += a[i] * a[i];
+            nb += b[i] * b[i];
+        }
+        return na == 0 || nb == 0 ? -1 : dot / Math.sqrt(na * nb);
+    }
+
+    private static String bytes(Path file) {
+        try {
+            long n = Files.size(file);
+            return n < 1024 * 1024 ? (n / 1024) + " KiB" : String.format(Locale.ROOT, "%.1f MiB", n / 1048576.0);
+        } catch (IOException e) {
+            return "size unknown";
+        }
+    }
+
+    private static void closeQuietly(AnnGraph graph) {
+        try {
+            graph.close();
+        } catch (IOException e) {
+            LOG.debug("Cannot close {}: {}", graph, e.toString());
+        }
+    }
+}

@@ -1,0 +1,349 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryStore;
+import dev.funes.SearchRequest;
+import dev.funes.StoreException;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.store.CheckReport.Finding;
+import dev.funes.store.CheckReport.Status;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link FunesStore#check}: each kind of damage is found, derived data is repaired, source data never touched. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StoreCheckTest {
+
+    private static final List<String> ALL_CHECKS = List.of("database", "schema", "integrity", "foreign-keys", "meta",
+            "vectors", "model", "sessions", "fts", "ann");
+
+    private final TestCorpus corpus = TestCorpus.create();
+    private Embedder embedder;
+
+    @BeforeAll
+    void loadModel() {
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    void closeModel() {
+        if (embedder != null) {
+            embedder.close();
+        }
+    }
+
+    private void createStore(Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(corpus.all());
+        }
+    }
+
+    private CheckReport check(Path dir, boolean repair) {
+        return FunesStore.check(dir, embedder, repair);
+    }
+
+    private static Finding finding(CheckReport report, String check) {
+        return report.findings().stream().filter(f -> f.check().equals(check)).findFirst()
+                .orElseThrow(() -> new AssertionError("no finding " + check + " in " + report));
+    }
+
+    private static void sql(Path dir, String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    private static List<String> rows(Path dir, String query) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder row = new StringBuilder();
+                for (int i = 1; i <= columns; i++) {
+                    row.append(rs.getString(i)).append('|');
+                }
+                rows.add(row.toString());
+            }
+        }
+        return rows;
+    }
+
+    private static List<String> memoryRows(Path dir) throws SQLException {
+        return rows(dir, "SELECT * FROM memories ORDER BY seq");
+    }
+
+    @Test
+    void aHealthyStorePassesEveryCheck(@TempDir Path dir) {
+        createStore(dir);
+        CheckReport report = check(dir, false);
+        assertThat(report.findings()).extracting(Finding::check).containsExactlyElementsOf(ALL_CHECKS);
+        assertThat(report.findings()).allSatisfy(f -> assertThat(f.status()).as(f.toString()).isEqualTo(Status.OK));
+        assertThat(report.healthy()).isTrue();
+        assertThat(report.summary()).isEqualTo("healthy: 10 checks");
+        assertThat(finding(report, "ann").message()).contains(corpus.size() + " vectors");
+        assertThat(finding(report, "model").message()).contains("match");
+        assertThat(check(dir, true)).isEqualTo(report); // nothing to repair, nothing done
+    }
+
+    @Test
+    void aFullTextIndexOutOfStepIsFoundAndRebuilt(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory tls = corpus.get("tls-port");
+        List<String> before = memoryRows(dir);
+        long seq = Long.parseLong(rows(dir, "SELECT seq FROM memories WHERE id = '" + tls.id() + "'").get(0).replace("|", ""));
+        // The index loses one memory and gains a ghost no memory backs.
+        sql(dir, "DELETE FROM memories_fts WHERE rowid = " + seq,
+                "INSERT INTO memories_fts(rowid, text) VALUES (999999, 'ghost words nobody wrote')");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")).get(0).parts().lexicalRank()).isZero();
+        }
+
+        CheckReport report = check(dir, false);
+        assertThat(report.healthy()).isFalse();
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("fts");
+        assertThat(report.summary()).isEqualTo("1 problem (fts)");
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
+        assertThat(finding(repaired, "fts").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "fts").message()).contains("rebuilt the full-text index from the " + corpus.size());
+        assertThat(memoryRows(dir)).isEqualTo(before);
+        assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")).get(0).parts().lexicalRank()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aSessionsTableOutOfStepIsRecomputed(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        List<String> sessions = rows(dir, "SELECT * FROM sessions ORDER BY agent, session");
+        sql(dir, "UPDATE sessions SET memories = 42 WHERE session = 's1'",
+                "DELETE FROM sessions WHERE session = 'b1'",
+                "INSERT INTO sessions VALUES ('claude-code', 'nobody', NULL, NULL, NULL, 3)");
+
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("sessions");
+        assertThat(finding(report, "sessions").message()).startsWith("3 sessions disagree");
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).isTrue();
+        assertThat(finding(repaired, "sessions").status()).isEqualTo(Status.REPAIRED);
+        assertThat(rows(dir, "SELECT * FROM sessions ORDER BY agent, session")).isEqualTo(sessions);
+    }
+
+    @Test
+    void aDamagedIndexFileIsReportedLeftAloneByACheckAndRebuiltByARepair(@TempDir Path dir) throws IOException {
+        createStore(dir);
+        Path index = dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        try (FileChannel ch = FileChannel.open(index, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), Files.size(index) / 2);
+        }
+        byte[] damaged = Files.readAllBytes(index);
+
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("ann");
+        assertThat(finding(report, "ann").message()).contains("checksum mismatch").contains("next open rebuilds it");
+        assertThat(Files.readAllBytes(index)).isEqualTo(damaged);
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).isTrue();
+        assertThat(finding(repaired, "ann").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "ann").message()).contains("rebuilt vectors.ann from the " + corpus.size() + " vectors");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+        }
+    }
+
+    @Test
+    void anIndexMissingVectorsIsStaleButOneMerelyBehindIsFine(@TempDir Path dir) throws IOException, SQLException {
+        List<Memory> all = corpus.all();
+        Path index = dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(all.subList(0, 10));
+        }
+        Files.copy(index, saved);
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(all.subList(10, all.size()));
+        }
+        Files.delete(index);
+        CheckReport none = check(dir, false);
+        assertThat(none.healthy()).isTrue();
+        assertThat(finding(none, "ann").message()).startsWith("no vectors.ann yet: the " + all.size() + " vectors");
+        assertThat(check(dir, true)).isEqualTo(none); // nothing to repair: the next open builds it
+
+        Files.copy(saved, index, StandardCopyOption.REPLACE_EXISTING);
+        CheckReport behind = check(dir, false);
+        assertThat(behind.healthy()).isTrue();
+        assertThat(finding(behind, "ann").message()).contains("holds 10 vectors")
+                .contains((all.size() - 10) + " newer vectors are searched exactly");
+
+        sql(dir, "DELETE FROM memories WHERE id = '" + all.get(0).id() + "'",
+                "DELETE FROM vectors WHERE id NOT IN (SELECT vector_id FROM memories)");
+        CheckReport stale = check(dir, false);
+        assertThat(stale.problems()).extracting(Finding::check).containsExactly("sessions", "ann");
+        assertThat(finding(stale, "ann").message()).contains("stale").contains("0 missing from the graph, 1 deleted since");
+    }
+
+    @Test
+    void unusedVectorsAreHarmlessAndARepairRemovesThem(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        sql(dir, "INSERT INTO vectors (content_hash, embedding) SELECT 'orphan', embedding FROM vectors LIMIT 1");
+        CheckReport report = check(dir, false);
+        assertThat(report.healthy()).isTrue();
+        assertThat(finding(report, "vectors").status()).isEqualTo(Status.WARNING);
+        assertThat(finding(report, "vectors").message()).startsWith("1 of " + (corpus.size() + 1) + " vectors");
+        assertThat(finding(report, "ann").status()).isEqualTo(Status.OK); // the orphan is newer than the graph
+
+        CheckReport repaired = check(dir, true);
+        assertThat(finding(repaired, "vectors").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "vectors").message()).contains("removed 1 vectors").contains("rebuilt vectors.ann");
+        assertThat(rows(dir, "SELECT count(*) FROM vectors")).containsExactly(corpus.size() + "|");
+        assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
+    }
+
+    @Test
+    void vectorsThatNoLongerMatchTheModelAreAProblem(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        // The first and last vectors swap embeddings: what a changed model would look like.
+        sql(dir, "CREATE TEMP TABLE e AS SELECT id, embedding FROM vectors",
+                "UPDATE vectors SET embedding = (SELECT embedding FROM e WHERE e.id = (SELECT max(id) FROM e))"
+                        + " WHERE id = (SELECT min(id) FROM e)",
+                "UPDATE vectors SET embedding = (SELECT embedding FROM e WHERE e.id = (SELECT min(id) FROM e))"
+                        + " WHERE id = (SELECT max(id) FROM e)");
+        CheckReport report = check(dir, true);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("model");
+        assertThat(finding(report, "model").message()).contains("do not match").contains(embedder.modelId());
+    }
+
+    @Test
+    void missingVectorsAreReportedAndARepairRebuildsOnlyWhatIsDerived(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        sql(dir, "PRAGMA foreign_keys = OFF", "DELETE FROM vectors WHERE id = (SELECT min(id) FROM vectors)");
+        List<String> before = memoryRows(dir);
+
+        CheckReport report = check(dir, true);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("foreign-keys");
+        assertThat(finding(report, "foreign-keys").message()).contains("1 rows refer to missing rows")
+                .contains("index the agent logs again");
+        assertThat(finding(report, "ann").status()).isEqualTo(Status.REPAIRED);
+        assertThat(memoryRows(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aFileThatIsNotADatabaseIsAProblemWithAdviceAndIsNeverTouched(@TempDir Path dir) throws IOException {
+        Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        Files.writeString(db, "hello, this is not a database\n".repeat(200));
+        byte[] bytes = Files.readAllBytes(db);
+
+        CheckReport report = check(dir, true);
+        assertThat(report.findings()).extracting(Finding::check).containsExactly("database", "repair");
+        assertThat(report.healthy()).isFalse();
+        assertThat(finding(report, "database").message()).contains("not a SQLite database")
+                .contains("backup").contains("index the agent logs again");
+        assertThat(Files.readAllBytes(db)).isEqualTo(bytes);
+
+        assertThatThrownBy(() -> FunesStore.open(dir, embedder))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining(dir.toString())
+                .hasMessageContaining("backup")
+                .hasMessageContaining("index the agent logs again");
+        assertThat(Files.readAllBytes(db)).isEqualTo(bytes);
+    }
+
+    @Test
+    void aDatabaseCutInHalfIsAProblemWithAdviceNeverASilentAnswer(@TempDir Path dir) throws IOException {
+        createStore(dir);
+        Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        assertThat(dir.resolve(SqliteMemoryStore.DATABASE_FILE + "-wal")).doesNotExist(); // checkpointed at close
+        try (FileChannel ch = FileChannel.open(db, StandardOpenOption.WRITE)) {
+            ch.truncate(Files.size(db) / 2);
+        }
+        CheckReport report = check(dir, true);
+        assertThat(report.healthy()).isFalse();
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("database", "repair");
+        assertThat(finding(report, "database").message()).contains("malformed").contains("backup");
+        assertThat(finding(report, "repair").message()).startsWith("nothing was rebuilt");
+        assertThatThrownBy(() -> FunesStore.open(dir, embedder))
+                .isInstanceOf(StoreException.class).hasMessageContaining("malformed").hasMessageContaining("backup");
+    }
+
+    @Test
+    void aGarbledIndexPageFailsTheIntegrityCheckAndIsNotRepaired(@TempDir Path dir) throws IOException, SQLException {
+        createStore(dir);
+        List<String> pages = rows(dir, "SELECT pageno FROM dbstat WHERE name = 'memories_time'");
+        long page = Long.parseLong(pages.get(0).replace("|", ""));
+        Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        try (FileChannel ch = FileChannel.open(db, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[4096]), (page - 1) * 4096 + 100); // zeros over the cells
+        }
+        byte[] damaged = Files.readAllBytes(db);
+        CheckReport report = check(dir, true);
+        assertThat(report.healthy()).isFalse();
+        assertThat(report.problems()).extracting(Finding::check).contains("integrity", "repair");
+        assertThat(finding(report, "integrity").message()).contains("memories_time").contains("backup").doesNotContain("\n");
+        assertThat(finding(report, "fts").message()).startsWith("cannot be checked");
+        assertThat(report.findings()).extracting(Finding::status).doesNotContain(Status.REPAIRED);
+        assertThat(Files.readAllBytes(db)).isEqualTo(damaged);
+    }
+
+    @Test
+    void aStoreOfANewerFunesIsAProblemAndNotReadFurther(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        sql(dir, "PRAGMA user_version = " + (Schema.CURRENT_VERSION + 1));
+        CheckReport report = check(dir, true);
+        assertThat(report.findings()).extracting(Finding::check).containsExactly("database", "schema", "repair");
+        assertThat(finding(report, "schema").message()).contains("newer Funes").contains("upgrade Funes");
+    }
+
+    @Test
+    void anotherModelIsAProblemThatNamesTheRecordedOne(@TempDir Path dir) {
+        createStore(dir);
+        try (Embedder other = Embedders.bundled(BundledModel.fromId("bge-small-en-v15-q"))) {
+            CheckReport report = FunesStore.check(dir, other, false);
+            assertThat(report.problems()).extracting(Finding::check).containsExactly("meta");
+            assertThat(finding(report, "meta").message()).contains("check it with " + embedder.modelId());
+        }
+        CheckReport withoutModel = FunesStore.check(dir, null, false);
+        assertThat(withoutModel.healthy()).isTrue();
+        assertThat(finding(withoutModel, "model").status()).isEqualTo(Status.WARNING);
+    }
+
+    @Test
+    void aDirectoryWithoutAStoreIsAProblemAndStaysEmpty(@TempDir Path dir) throws IOException {
+        CheckReport report = check(dir, true);
+        assertThat(report.healthy()).isFalse();
+        assertThat(finding(report, "database").message()).contains("no Funes store");
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+}
