@@ -127,10 +127,6 @@ final class Schema {
             throw new StoreException("the store " + file + " was written by a newer Funes (schema version " + found
                     + "; this Funes reads up to version " + CURRENT_VERSION + "): upgrade Funes to open it");
         }
-        if (found == 0 && hasTables(connection)) {
-            throw new StoreException(file + " is a SQLite database but not a Funes store (it has tables but no"
-                    + " Funes schema version): open an empty or new directory instead");
-        }
         for (Migration migration : MIGRATIONS) {
             if (migration.version() <= found) {
                 continue;
@@ -138,7 +134,14 @@ final class Schema {
             connection.setAutoCommit(false);
             try (Statement s = connection.createStatement()) {
                 // Re-read under the write lock: another process may have just created or migrated it.
-                if (version(connection) < migration.version()) {
+                // Both reads happen here, in one transaction: read apart, a creation committed by
+                // another process between them looked like a foreign database.
+                int current = version(connection);
+                if (current == 0 && hasTables(connection)) {
+                    throw new StoreException(file + " is a SQLite database but not a Funes store (it has tables but no"
+                            + " Funes schema version): open an empty or new directory instead");
+                }
+                if (current < migration.version()) {
                     for (String sql : migration.statements()) {
                         s.execute(sql);
                     }
