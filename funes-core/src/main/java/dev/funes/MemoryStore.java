@@ -73,6 +73,16 @@ public interface MemoryStore extends AutoCloseable {
      */
     List<SearchHit> search(SearchRequest request);
 
+    /**
+     * The sessions with the latest activity, latest first (by the time of their last memory;
+     * sessions without times come last). Memories without a session id belong to no session.
+     *
+     * @param limit at most this many, at least 1
+     * @throws IllegalArgumentException      if {@code limit} is below 1
+     * @throws StoreException                if the store cannot be read
+     */
+    List<SessionInfo> recentSessions(int limit);
+
     /** The memory with this id, if stored. */
     Optional<Memory> get(String id);
 

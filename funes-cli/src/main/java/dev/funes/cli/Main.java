@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
         description = "Local, owned memory for coding agents, built from their session logs.",
         subcommands = {
             IndexCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class, CheckCommand.class,
+            McpCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

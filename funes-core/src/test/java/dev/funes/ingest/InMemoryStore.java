@@ -69,6 +69,29 @@ final class InMemoryStore implements MemoryStore {
     }
 
     @Override
+    public synchronized List<dev.funes.SessionInfo> recentSessions(int limit) {
+        check();
+        Map<String, List<Memory>> bySession = new LinkedHashMap<>();
+        for (Memory m : memories.values()) {
+            if (m.session() != null) {
+                bySession.computeIfAbsent(m.agent() + "\u0000" + m.session(), k -> new ArrayList<>()).add(m);
+            }
+        }
+        List<dev.funes.SessionInfo> sessions = new ArrayList<>();
+        for (List<Memory> group : bySession.values()) {
+            Memory first = group.get(0);
+            java.time.Instant firstAt = group.stream().map(Memory::startedAt).filter(java.util.Objects::nonNull)
+                    .min(java.util.Comparator.naturalOrder()).orElse(null);
+            java.time.Instant lastAt = group.stream().map(m -> m.endedAt() != null ? m.endedAt() : m.startedAt())
+                    .filter(java.util.Objects::nonNull).max(java.util.Comparator.naturalOrder()).orElse(null);
+            sessions.add(new dev.funes.SessionInfo(first.agent(), first.session(), first.project(), firstAt, lastAt, group.size()));
+        }
+        sessions.sort(java.util.Comparator.comparing(dev.funes.SessionInfo::lastAt,
+                java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())));
+        return sessions.subList(0, Math.min(limit, sessions.size()));
+    }
+
+    @Override
     public synchronized Optional<SourceState> source(Path file) {
         check();
         return Optional.ofNullable(sources.get(file.toAbsolutePath().normalize()));

@@ -8,6 +8,7 @@ import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.SessionInfo;
 import dev.funes.SourceState;
 import dev.funes.StoreException;
 import dev.funes.StoreStats;
@@ -687,6 +688,29 @@ final class SqliteMemoryStore implements MemoryStore {
             }
             return new StoreStats(memories, sessions, sources, vectors, byAgent, byKind, modelId, dimension,
                     databaseBytes, ann.fileBytes());
+        });
+    }
+
+    @Override
+    public List<SessionInfo> recentSessions(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, not " + limit);
+        }
+        // Times are stored fixed-width (Rows.instant), so text order is time order.
+        return read("list recent sessions", c -> {
+            try (PreparedStatement ps = c.prepareStatement("""
+                    SELECT agent, session, project, first_at, last_at, memories FROM sessions
+                    ORDER BY last_at IS NULL, last_at DESC, agent, session LIMIT ?""")) {
+                ps.setInt(1, limit);
+                List<SessionInfo> sessions = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        sessions.add(new SessionInfo(rs.getString(1), rs.getString(2), rs.getString(3),
+                                Rows.instant(rs.getString(4)), Rows.instant(rs.getString(5)), rs.getLong(6)));
+                    }
+                }
+                return sessions;
+            }
         });
     }
 

@@ -72,6 +72,11 @@ public final class CrashChild {
         }
 
         @Override
+        public java.util.List<dev.funes.SessionInfo> recentSessions(int limit) {
+            return store.recentSessions(limit);
+        }
+
+        @Override
         public Optional<SourceState> source(Path file) {
             return store.source(file);
         }

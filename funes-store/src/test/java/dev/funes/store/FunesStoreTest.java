@@ -6,6 +6,7 @@ import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.SessionInfo;
 import dev.funes.SourceState;
 import dev.funes.StoreException;
 import dev.funes.embed.BundledModel;
@@ -95,6 +96,35 @@ class FunesStoreTest {
     }
 
     // ------------------------------------------------------------ files and reopening
+
+    @Test
+    void recentSessionsAreLatestFirstWithTheirSpanProjectAndCountAndFollowDeletes(@TempDir Path dir) {
+        Instant t = Instant.parse("2025-09-19T17:00:00Z");
+        Memory oldA = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "set up the build").session("old")
+                .project("/p/one").time(t, t.plusSeconds(60)).build();
+        Memory oldB = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "fixed the flaky test").session("old")
+                .project("/p/one").time(t.plusSeconds(120), t.plusSeconds(180)).build();
+        Memory newer = Memory.builder(MemoryKind.DECISION, "codex", "use SQLite, not Postgres").session("new")
+                .project("/p/two").time(t.plusSeconds(3600), t.plusSeconds(3601)).build();
+        Memory timeless = Memory.builder(MemoryKind.EXCHANGE, "aider", "rename the module").session("undated").build();
+        Memory sessionless = Memory.builder(MemoryKind.NOTE, "mcp", "tabs, not spaces").build();
+        try (MemoryStore store = open(dir)) {
+            store.addAll(List.of(oldA, oldB, newer, timeless, sessionless));
+
+            assertThat(store.recentSessions(10)).containsExactly(
+                    new SessionInfo("codex", "new", "/p/two", t.plusSeconds(3600), t.plusSeconds(3601), 1),
+                    new SessionInfo("claude-code", "old", "/p/one", t, t.plusSeconds(180), 2),
+                    new SessionInfo("aider", "undated", null, null, null, 1));
+            assertThat(store.recentSessions(1)).extracting(SessionInfo::session).containsExactly("new");
+
+            store.delete(newer.id());
+            store.delete(oldB.id());
+            assertThat(store.recentSessions(10)).containsExactly(
+                    new SessionInfo("claude-code", "old", "/p/one", t, t.plusSeconds(60), 1),
+                    new SessionInfo("aider", "undated", null, null, null, 1));
+            assertThatThrownBy(() -> store.recentSessions(0)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
 
     @Test
     void openCreatesTheDirectoryAndReportsANewStore(@TempDir Path tmp) {

@@ -1,0 +1,332 @@
+package dev.funes.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.funes.FunesException;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.Provenance;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.SessionInfo;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The tools {@code funes mcp} offers, independent of the transport: their schemas, and what a call
+ * with given arguments answers. Results are JSON objects (sent both as the call's structured
+ * content and as its text); a bad argument gives an error result that says which and why, so the
+ * calling model can correct itself.
+ */
+final class McpTools {
+
+    static final String SEARCH_MEMORY = "search_memory";
+    static final String REMEMBER = "remember";
+    static final String RECENT_SESSIONS = "recent_sessions";
+
+    /** Texts longer than this are cut in search results: a hit is a pointer, its source has the rest. */
+    static final int MAX_TEXT = 800;
+    static final int DEFAULT_SEARCH_LIMIT = 5;
+    static final int MAX_SEARCH_LIMIT = 50;
+    static final int DEFAULT_SESSIONS_LIMIT = 10;
+    static final int MAX_SESSIONS_LIMIT = 100;
+
+    /** The agent recorded for notes when the client did not say who it is. */
+    static final String DEFAULT_AGENT = "mcp";
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final MemoryStore store;
+    private final Clock clock;
+    private final String defaultProject;
+
+    /**
+     * @param store          where memories are searched and notes stored; not closed by this
+     * @param clock          the time given to remembered notes
+     * @param defaultProject the project of notes that name none: the server's working directory
+     */
+    McpTools(MemoryStore store, Clock clock, String defaultProject) {
+        this.store = store;
+        this.clock = clock;
+        this.defaultProject = defaultProject;
+    }
+
+    /** An error a tool reports to the calling model rather than to the protocol. */
+    static final class ToolError extends RuntimeException {
+        ToolError(String message) {
+            super(message);
+        }
+    }
+
+    // ---------------------------------------------------------------- schemas
+
+    static List<McpSchema.Tool> definitions() {
+        return List.of(searchMemoryTool(), rememberTool(), recentSessionsTool());
+    }
+
+    private static McpSchema.Tool searchMemoryTool() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("query", prop("string", "What to look for, in natural language or keywords."));
+        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_SEARCH_LIMIT,
+                "description", "Number of hits (default " + DEFAULT_SEARCH_LIMIT + ")."));
+        properties.put("agent", prop("string", "Only memories of this agent, e.g. claude-code, codex."));
+        properties.put("project", prop("string", "Only memories of this project (its working directory)."));
+        properties.put("session", prop("string", "Only memories of this session id."));
+        properties.put("kind", prop("string", "Only memories of these kinds, comma-separated: "
+                + labels(MemoryKind.values()) + "."));
+        properties.put("after", prop("string", "Only memories at or after this ISO date or instant."));
+        properties.put("before", prop("string", "Only memories before this ISO date or instant."));
+        return McpSchema.Tool.builder()
+                .name(SEARCH_MEMORY)
+                .title("Search memory")
+                .description("Search what was said and decided in earlier coding-agent sessions (hybrid "
+                        + "semantic + keyword search), best first. Each hit cites its source: the log file "
+                        + "and the 1-based inclusive line range it was read from.")
+                .inputSchema(objectSchema(properties, List.of("query")))
+                .build();
+    }
+
+    private static McpSchema.Tool rememberTool() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("kind", Map.of("type", "string", "enum", List.of("note", "decision", "convention"),
+                "description", "decision: a choice and its reason; convention: a rule to follow; note: anything else."));
+        properties.put("text", prop("string", "What to remember, self-contained (say why, not only what)."));
+        properties.put("project", prop("string", "The project it is about (default: the server's working directory)."));
+        return McpSchema.Tool.builder()
+                .name(REMEMBER)
+                .title("Remember")
+                .description("Store an explicit note, decision or convention so later sessions find it with "
+                        + SEARCH_MEMORY + ". Remembering the same text twice stores it once.")
+                .inputSchema(objectSchema(properties, List.of("kind", "text")))
+                .build();
+    }
+
+    private static McpSchema.Tool recentSessionsTool() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_SESSIONS_LIMIT,
+                "description", "Number of sessions (default " + DEFAULT_SESSIONS_LIMIT + ")."));
+        return McpSchema.Tool.builder()
+                .name(RECENT_SESSIONS)
+                .title("Recent sessions")
+                .description("The most recent indexed agent sessions, latest first: agent, session id, "
+                        + "project, first and last time, number of memories.")
+                .inputSchema(objectSchema(properties, List.of()))
+                .build();
+    }
+
+    private static Map<String, Object> prop(String type, String description) {
+        return Map.of("type", type, "description", description);
+    }
+
+    private static Map<String, Object> objectSchema(Map<String, Object> properties, List<String> required) {
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", properties);
+        schema.put("required", required);
+        schema.put("additionalProperties", false);
+        return schema;
+    }
+
+    private static String labels(MemoryKind[] kinds) {
+        List<String> labels = new ArrayList<>();
+        for (MemoryKind kind : kinds) {
+            labels.add(kind.label());
+        }
+        return String.join(", ", labels);
+    }
+
+    // ---------------------------------------------------------------- calls
+
+    /** Runs a tool; a {@link ToolError} or {@link FunesException} becomes an error result. */
+    McpSchema.CallToolResult call(String tool, Map<String, Object> arguments, String clientName) {
+        Map<String, Object> args = arguments == null ? Map.of() : arguments;
+        try {
+            ObjectNode result = switch (tool) {
+                case SEARCH_MEMORY -> searchMemory(args);
+                case REMEMBER -> remember(args, clientName);
+                case RECENT_SESSIONS -> recentSessions(args);
+                default -> throw new ToolError("unknown tool '" + tool + "'");
+            };
+            return McpSchema.CallToolResult.builder()
+                    .addTextContent(result.toString())
+                    .structuredContent(MAPPER.convertValue(result, Map.class))
+                    .isError(false)
+                    .build();
+        } catch (ToolError | FunesException e) {
+            return McpSchema.CallToolResult.builder()
+                    .addTextContent(tool + ": " + Main.oneLine(e))
+                    .isError(true)
+                    .build();
+        }
+    }
+
+    ObjectNode searchMemory(Map<String, Object> args) {
+        SearchRequest.Builder request = SearchRequest.builder(requiredString(args, "query"))
+                .limit(integer(args, "limit", DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT))
+                .agent(optionalString(args, "agent"))
+                .project(optionalString(args, "project"))
+                .session(optionalString(args, "session"))
+                .after(time(args, "after"))
+                .before(time(args, "before"));
+        String kinds = optionalString(args, "kind");
+        if (kinds != null) {
+            for (String label : kinds.split(",")) {
+                try {
+                    request.kinds(MemoryKind.fromLabel(label));
+                } catch (IllegalArgumentException e) {
+                    throw new ToolError("kind: " + e.getMessage());
+                }
+            }
+        }
+        SearchRequest built;
+        try {
+            built = request.build();
+        } catch (IllegalArgumentException e) {
+            throw new ToolError(e.getMessage());
+        }
+        ObjectNode result = MAPPER.createObjectNode();
+        ArrayNode hits = result.putArray("hits");
+        for (SearchHit hit : store.search(built)) {
+            hits.add(compactHit(hit));
+        }
+        return result;
+    }
+
+    /** A hit as an agent needs it: the gist, when and where it came from, and how to read more. */
+    static ObjectNode compactHit(SearchHit hit) {
+        Memory memory = hit.memory();
+        ObjectNode node = MAPPER.createObjectNode();
+        String text = memory.text();
+        if (text.length() > MAX_TEXT) {
+            int cut = Character.isHighSurrogate(text.charAt(MAX_TEXT - 1)) ? MAX_TEXT - 1 : MAX_TEXT;
+            node.put("text", text.substring(0, cut) + "…");
+            node.put("truncated", true);
+        } else {
+            node.put("text", text);
+        }
+        node.put("score", hit.score());
+        node.put("kind", memory.kind().label());
+        node.put("agent", memory.agent());
+        node.put("project", memory.project());
+        node.put("session", memory.session());
+        node.put("timestamp", HitJson.timestamp(memory));
+        Provenance provenance = memory.provenance();
+        if (provenance != null) {
+            ObjectNode source = node.putObject("source");
+            source.put("path", provenance.source().toString());
+            source.put("lineStart", provenance.lineStart());
+            source.put("lineEnd", provenance.lineEnd());
+        } else {
+            node.putNull("source");
+        }
+        node.put("id", memory.id());
+        return node;
+    }
+
+    ObjectNode remember(Map<String, Object> args, String clientName) {
+        String label = requiredString(args, "kind");
+        MemoryKind kind;
+        try {
+            kind = MemoryKind.fromLabel(label);
+        } catch (IllegalArgumentException e) {
+            throw new ToolError("kind: " + e.getMessage());
+        }
+        if (kind != MemoryKind.NOTE && kind != MemoryKind.DECISION && kind != MemoryKind.CONVENTION) {
+            throw new ToolError("kind '" + label + "' cannot be remembered; use note, decision or convention");
+        }
+        String text = requiredString(args, "text").strip();
+        String project = optionalString(args, "project");
+        String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT : clientName.strip();
+        Instant now = clock.instant();
+        Memory memory = Memory.builder(kind, agent, text)
+                .project(project != null ? project : defaultProject)
+                .time(now, now)
+                .metadata("source", "mcp")
+                .build();
+        boolean added = store.add(memory);
+        Memory stored = added ? memory : store.get(memory.id()).orElse(memory);
+        ObjectNode result = MAPPER.createObjectNode();
+        result.put("id", stored.id());
+        result.put("stored", added);
+        result.put("kind", stored.kind().label());
+        result.put("agent", stored.agent());
+        result.put("project", stored.project());
+        result.put("timestamp", HitJson.timestamp(stored));
+        return result;
+    }
+
+    ObjectNode recentSessions(Map<String, Object> args) {
+        int limit = integer(args, "limit", DEFAULT_SESSIONS_LIMIT, MAX_SESSIONS_LIMIT);
+        ObjectNode result = MAPPER.createObjectNode();
+        ArrayNode sessions = result.putArray("sessions");
+        for (SessionInfo info : store.recentSessions(limit)) {
+            ObjectNode node = sessions.addObject();
+            node.put("agent", info.agent());
+            node.put("session", info.session());
+            node.put("project", info.project());
+            node.put("firstAt", info.firstAt() == null ? null : info.firstAt().toString());
+            node.put("lastAt", info.lastAt() == null ? null : info.lastAt().toString());
+            node.put("memories", info.memories());
+        }
+        return result;
+    }
+
+    // ---------------------------------------------------------------- arguments
+
+    private static String requiredString(Map<String, Object> args, String name) {
+        String value = optionalString(args, name);
+        if (value == null) {
+            throw new ToolError("'" + name + "' is required and must not be blank");
+        }
+        return value;
+    }
+
+    private static String optionalString(Map<String, Object> args, String name) {
+        Object value = args.get(name);
+        if (value == null) {
+            return null;
+        }
+        if (!(value instanceof String s)) {
+            throw new ToolError("'" + name + "' must be a string, not " + value);
+        }
+        return s.isBlank() ? null : s;
+    }
+
+    private static int integer(Map<String, Object> args, String name, int defaultValue, int max) {
+        Object value = args.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        if (!(value instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+            throw new ToolError("'" + name + "' must be a whole number, not " + value);
+        }
+        long v = n.longValue();
+        if (v < 1 || v > max) {
+            throw new ToolError("'" + name + "' must be between 1 and " + max + ", not " + v);
+        }
+        return (int) v;
+    }
+
+    private static Instant time(Map<String, Object> args, String name) {
+        String value = optionalString(args, name);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return value.length() == 10 ? LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant() : Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw new ToolError("'" + name + "' is '" + value
+                    + "': neither an ISO date (2025-09-19) nor an instant (2025-09-19T17:34:29Z)");
+        }
+    }
+}

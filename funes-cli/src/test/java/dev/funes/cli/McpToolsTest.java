@@ -1,0 +1,180 @@
+package dev.funes.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The MCP tools on a real store holding the project's sample session, called as the server calls them. */
+class McpToolsTest {
+
+    static final String SAMPLE_SESSION = "5f0c2b9e-3d4a-4e8b-9c1d-7a6b5c4d3e2f";
+    static final Instant NOW = Instant.parse("2026-01-05T10:00:00Z");
+
+    @TempDir
+    static Path storeDir;
+
+    static OpenStore open;
+    static McpTools tools;
+
+    @BeforeAll
+    static void indexTheSampleSession() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.run(new String[] {"index", "--index-path", "../examples/demo-session", "--store", storeDir.toString()},
+                new PrintWriter(out, true), new PrintWriter(err, true));
+        assertThat(status).as(err.toString()).isZero();
+        open = OpenStore.existing(storeDir);
+        tools = new McpTools(open.store(), Clock.fixed(NOW, ZoneOffset.UTC), "/work/here");
+    }
+
+    @AfterAll
+    static void close() {
+        if (open != null) {
+            open.close();
+        }
+    }
+
+    static JsonNode ok(McpSchema.CallToolResult result) throws IOException {
+        assertThat(result.isError()).as(result.content().toString()).isFalse();
+        JsonNode text = HitJson.MAPPER.readTree(((McpSchema.TextContent) result.content().get(0)).text());
+        JsonNode structured = HitJson.MAPPER.valueToTree(result.structuredContent());
+        assertThat(structured.toString()).isEqualTo(text.toString());
+        return text;
+    }
+
+    static String error(McpSchema.CallToolResult result) {
+        assertThat(result.isError()).isTrue();
+        assertThat(result.structuredContent()).isNull();
+        return ((McpSchema.TextContent) result.content().get(0)).text();
+    }
+
+    @Test
+    void theToolsAreSearchRememberAndRecentSessionsWithStrictSchemas() {
+        assertThat(McpTools.definitions()).extracting(McpSchema.Tool::name)
+                .containsExactly("search_memory", "remember", "recent_sessions");
+        for (McpSchema.Tool tool : McpTools.definitions()) {
+            assertThat(tool.inputSchema()).containsEntry("type", "object").containsEntry("additionalProperties", false);
+            assertThat(tool.description()).isNotBlank();
+        }
+        assertThat(McpTools.definitions().get(0).inputSchema().get("required")).isEqualTo(List.of("query"));
+        assertThat(McpTools.definitions().get(1).inputSchema().get("required")).isEqualTo(List.of("kind", "text"));
+    }
+
+    @Test
+    void searchMemoryReturnsCompactHitsWithTheirSourceLines() throws IOException {
+        JsonNode hits = ok(tools.call("search_memory",
+                Map.of("query", "why did we move away from the streaming parser?", "limit", 2), "x")).get("hits");
+        assertThat(hits.size()).isEqualTo(2);
+        JsonNode first = hits.get(0);
+        assertThat(first.get("agent").asText()).isEqualTo("claude-code");
+        assertThat(first.get("session").asText()).isEqualTo(SAMPLE_SESSION);
+        assertThat(first.get("project").asText()).isEqualTo("/home/dev/projects/ledger-sync");
+        assertThat(first.get("text").asText()).containsIgnoringCase("streaming parser");
+        assertThat(Path.of(first.get("source").get("path").asText()).getFileName().toString()).isEqualTo("sample-session.jsonl");
+        assertThat(first.get("source").get("lineStart").asInt()).isBetween(1, 16);
+        assertThat(first.get("source").get("lineEnd").asInt()).isBetween(first.get("source").get("lineStart").asInt(), 16);
+        assertThat(first.has("timestamp") && first.has("score") && first.has("kind") && first.has("id")).isTrue();
+        // Compact: none of the CLI's score explanation or byte ranges.
+        assertThat(first.has("scoreParts")).isFalse();
+        assertThat(first.get("source").has("byteStart")).isFalse();
+    }
+
+    @Test
+    void searchMemoryFiltersAndRejectsBadArgumentsByName() throws IOException {
+        JsonNode none = ok(tools.call("search_memory", Map.of("query", "streaming parser", "agent", "codex"), null));
+        assertThat(none.get("hits").size()).isZero();
+        JsonNode before = ok(tools.call("search_memory", Map.of("query", "streaming parser", "before", "2025-10-14"), null));
+        assertThat(before.get("hits").size()).isZero();
+        JsonNode summaries = ok(tools.call("search_memory", Map.of("query", "parser", "kind", "summary"), null));
+        assertThat(summaries.get("hits")).isNotEmpty().allSatisfy(h -> assertThat(h.get("kind").asText()).isEqualTo("summary"));
+
+        assertThat(error(tools.call("search_memory", Map.of(), null))).contains("'query' is required");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "limit", 0), null))).contains("'limit'");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "limit", 2.5), null))).contains("'limit'");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "kind", "gossip"), null))).contains("gossip", "decision");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "after", "yesterday"), null))).contains("'after'");
+    }
+
+    @Test
+    void rememberStoresANoteWithoutLogProvenanceAtTheClocksTimeOnce() throws IOException {
+        String text = "Convention: money amounts are integer cents everywhere, never floating point.";
+        JsonNode first = ok(tools.call("remember", Map.of("kind", "convention", "text", text), "claude-code"));
+        assertThat(first.get("stored").asBoolean()).isTrue();
+        assertThat(first.get("agent").asText()).isEqualTo("claude-code");
+        assertThat(first.get("project").asText()).isEqualTo("/work/here");
+        assertThat(first.get("timestamp").asText()).isEqualTo(NOW.toString());
+
+        var stored = open.store().get(first.get("id").asText()).orElseThrow();
+        assertThat(stored.provenance()).isNull();
+        assertThat(stored.session()).isNull();
+        assertThat(stored.metadata()).containsEntry("source", "mcp");
+        assertThat(stored.startedAt()).isEqualTo(NOW);
+
+        JsonNode again = ok(tools.call("remember", Map.of("kind", "convention", "text", text), "claude-code"));
+        assertThat(again.get("stored").asBoolean()).isFalse();
+        assertThat(again.get("id")).isEqualTo(first.get("id"));
+
+        JsonNode hits = ok(tools.call("search_memory", Map.of("query", "how are money amounts represented", "kind", "convention"), null))
+                .get("hits");
+        assertThat(hits.get(0).get("id")).isEqualTo(first.get("id"));
+        assertThat(hits.get(0).get("source").isNull()).isTrue();
+    }
+
+    @Test
+    void rememberWithoutAClientNameUsesMcpAndAnExplicitProject() throws IOException {
+        JsonNode note = ok(tools.call("remember",
+                Map.of("kind", "note", "text", "The staging bank export arrives late on Mondays.", "project", "/p/ledger"), null));
+        assertThat(note.get("agent").asText()).isEqualTo("mcp");
+        assertThat(note.get("project").asText()).isEqualTo("/p/ledger");
+    }
+
+    @Test
+    void rememberRefusesKindsThatComeFromLogsAndBlankText() {
+        assertThat(error(tools.call("remember", Map.of("kind", "exchange", "text", "x"), null))).contains("note, decision or convention");
+        assertThat(error(tools.call("remember", Map.of("kind", "note", "text", "  "), null))).contains("'text'");
+        assertThat(error(tools.call("remember", Map.of("text", "x"), null))).contains("'kind'");
+    }
+
+    @Test
+    void longTextsAreTrimmedInHitsButStoredWhole() throws IOException {
+        String longText = "Decision about the export format: " + "keep every field fixed-width. ".repeat(60);
+        JsonNode note = ok(tools.call("remember", Map.of("kind", "decision", "text", longText), null));
+        assertThat(open.store().get(note.get("id").asText()).orElseThrow().text()).isEqualTo(longText.strip());
+
+        Map<String, Object> args = new HashMap<>();
+        args.put("query", "export format fixed-width fields");
+        args.put("kind", "decision");
+        JsonNode hit = ok(tools.call("search_memory", args, null)).get("hits").get(0);
+        assertThat(hit.get("id")).isEqualTo(note.get("id"));
+        assertThat(hit.get("truncated").asBoolean()).isTrue();
+        assertThat(hit.get("text").asText()).hasSize(McpTools.MAX_TEXT + 1).endsWith("…");
+    }
+
+    @Test
+    void recentSessionsListsTheIndexedSession() throws IOException {
+        JsonNode sessions = ok(tools.call("recent_sessions", Map.of(), null)).get("sessions");
+        assertThat(sessions.size()).isEqualTo(1);
+        JsonNode s = sessions.get(0);
+        assertThat(s.get("agent").asText()).isEqualTo("claude-code");
+        assertThat(s.get("session").asText()).isEqualTo(SAMPLE_SESSION);
+        assertThat(s.get("project").asText()).isEqualTo("/home/dev/projects/ledger-sync");
+        assertThat(s.get("memories").asLong()).isEqualTo(5);
+        assertThat(Instant.parse(s.get("firstAt").asText())).isBefore(Instant.parse(s.get("lastAt").asText()));
+        assertThat(error(tools.call("recent_sessions", Map.of("limit", 1000), null))).contains("'limit'");
+    }
+}
