@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Local, owned memory for coding agents, built from their session logs.",
         subcommands = {
-            IndexCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class,
+            IndexCommand.class, WatchCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
