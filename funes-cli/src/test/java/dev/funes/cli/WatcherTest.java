@@ -112,6 +112,53 @@ class WatcherTest {
         }
     }
 
+    /**
+     * The command itself in its own JVM: it prints progress on stderr only, and SIGTERM (what
+     * Ctrl-C's SIGINT also triggers: the shutdown hook) leaves the store closed and complete.
+     */
+    @Test
+    void watchCommandShutsDownCleanlyOnSignal() throws Exception {
+        Path session = tmp.resolve("cmd").resolve(SESSION + ".jsonl");
+        Files.createDirectories(session.getParent());
+        Files.writeString(session, exchange("Which port for the ibex6262 service?", "The ibex6262 service uses 9090."));
+        Path storeDir = tmp.resolve("cmd-store");
+        Path errFile = tmp.resolve("err.txt");
+        Path outFile = tmp.resolve("out.txt");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "watch", "--index-path", session.getParent().toString(), "--store", storeDir.toString())
+                .redirectError(errFile.toFile()).redirectOutput(outFile.toFile()).start();
+        try {
+            awaitLine(p, errFile, "watching ");
+            append(session, exchange("And the serval7373 timeout?", "The serval7373 timeout is 30 s."));
+            awaitLine(p, errFile, "indexed " + session.toRealPath());
+        } finally {
+            p.destroy();
+        }
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
+        String err = Files.readString(errFile);
+        assertThat(err).contains("funes watch: stopped; 1 changes indexed");
+        assertThat(Files.readString(outFile)).isEmpty();
+        try (OpenStore reopened = OpenStore.open(storeDir, null)) {
+            assertThat(found(reopened, "ibex6262")).isTrue();
+            assertThat(found(reopened, "serval7373")).isTrue();
+        }
+    }
+
+    private static void awaitLine(Process p, Path errFile, String prefix) throws Exception {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < Duration.ofSeconds(120).toNanos()) {
+            if (Files.exists(errFile) && Files.readAllLines(errFile).stream().anyMatch(l -> l.startsWith(prefix))) {
+                return;
+            }
+            if (!p.isAlive()) {
+                fail("funes watch exited early: " + Files.readString(errFile));
+            }
+            Thread.sleep(50);
+        }
+        fail("no line starting with '" + prefix + "' on stderr: " + Files.readString(errFile));
+    }
+
     private static long awaitFound(OpenStore open, String token, long start) throws InterruptedException {
         while (System.nanoTime() - start < GIVE_UP_NANOS) {
             if (found(open, token)) {
