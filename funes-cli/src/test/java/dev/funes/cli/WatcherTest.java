@@ -93,6 +93,37 @@ class WatcherTest {
         report(latencies);
     }
 
+    /**
+     * A live file read while its last exchange was half written: once the answer arrives, the
+     * shorter version is replaced, not kept beside the complete one.
+     */
+    @Test
+    void aHalfWrittenExchangeIsReplacedByItsCompleteVersion() throws Exception {
+        Path session = tmp.resolve("live").resolve(SESSION + ".jsonl");
+        Files.createDirectories(session.getParent());
+        Files.writeString(session, exchange("Opening question about lemurs?", "Lemurs are fine."));
+        try (OpenStore open = OpenStore.open(tmp.resolve("store"), null)) {
+            Indexer indexer = Indexer.builder(open.store()).build();
+            Watcher watcher = new Watcher(indexer, List.of(session.getParent()), s -> { }, true);
+            watcher.start(indexer);
+            try {
+                int n = ++record;
+                append(session, user(n, "Why does the pangolin8484 job fail?") + "\n");
+                awaitFound(open, "pangolin8484", System.nanoTime());
+                int m = ++record;
+                append(session, assistant(m, "msg_" + m, "The pangolin8484 job fails on a missing caracal9595 key.") + "\n");
+                awaitFound(open, "caracal9595", System.nanoTime());
+            } finally {
+                watcher.stop();
+                assertThat(watcher.awaitStopped(Duration.ofSeconds(30))).isTrue();
+            }
+            List<String> texts = open.store().search(SearchRequest.builder("pangolin8484").limit(20).build()).stream()
+                    .map(h -> h.memory().text()).filter(t -> t.contains("pangolin8484")).toList();
+            assertThat(texts).as("memories about the exchange").hasSize(1);
+            assertThat(texts.get(0)).contains("caracal9595");
+        }
+    }
+
     @Test
     void pollingAloneAlsoPicksUpAppends() throws Exception {
         Path session = tmp.resolve("logs").resolve(SESSION + ".jsonl");

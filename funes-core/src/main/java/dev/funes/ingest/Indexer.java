@@ -57,7 +57,9 @@ import java.util.function.Consumer;
  *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
- *       ids are deterministic, so nothing is stored twice.</li>
+ *       ids are deterministic, so nothing is stored twice. The last batch is stored with
+ *       {@link MemoryStore#replaceSource}: memories stored from the file earlier that this read did
+ *       not produce (an exchange stored while it was still being written) are deleted with it.</li>
  *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
  *       modification time (to the millisecond), the same format, and covers the whole file is not
  *       read again. A file still being written (its last line incomplete) is read again next time.</li>
@@ -471,12 +473,15 @@ public final class Indexer {
     /** The sink a format writes to: memories go to the store in batches. */
     private final class Batches implements Consumer<Memory> {
         final List<Memory> batch = new ArrayList<>();
+        /** Ids of every memory of this read, across batches: what the checkpoint's batch keeps. */
+        final Set<String> ids = new HashSet<>();
         AddResult stored = AddResult.NONE;
         int memories;
 
         @Override
         public void accept(Memory memory) {
             batch.add(Objects.requireNonNull(memory, "memory"));
+            ids.add(memory.id());
             memories++;
             if (batch.size() >= batchSize) {
                 flush(null);
@@ -490,7 +495,10 @@ public final class Indexer {
             }
             AddResult result;
             try {
-                result = store.addAll(List.copyOf(batch), checkpoint);
+                // A complete read replaces what the file gave before (a live log's last exchange
+                // stored while it was still being written).
+                result = checkpoint == null ? store.addAll(List.copyOf(batch), null)
+                        : store.replaceSource(List.copyOf(batch), checkpoint, Set.copyOf(ids));
             } catch (RuntimeException e) {
                 throw new StoreFailure(e);
             }
