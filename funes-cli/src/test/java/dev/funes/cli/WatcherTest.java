@@ -124,6 +124,25 @@ class WatcherTest {
         }
     }
 
+    /** {@code funes:ignore} added to a stored log removes it from a real store, and it is reported as skipped. */
+    @Test
+    void ignoreMarkerEmptiesARealStoreOfThatLog() throws Exception {
+        Path session = tmp.resolve("ign").resolve(SESSION + ".jsonl");
+        Files.createDirectories(session.getParent());
+        Files.writeString(session, exchange("Where is the gecko2727 config?", "The gecko2727 config is in etc/."));
+        Path store = tmp.resolve("ign-store");
+        CliTest.Result first = CliTest.funes("index", "--index-path", session.toString(), "--store", store.toString());
+        assertThat(first.status()).as(first.err()).isZero();
+        append(session, exchange("funes:ignore please forget this session", "Forgotten."));
+        CliTest.Result second = CliTest.funes("index", "--index-path", session.toString(), "--store", store.toString());
+        assertThat(second.status()).as(second.err()).isZero();
+        assertThat(second.out()).contains("1 skipped by request");
+        try (OpenStore open = OpenStore.open(store, null)) {
+            assertThat(found(open, "gecko2727")).isFalse();
+            assertThat(open.store().stats().memories()).isZero();
+        }
+    }
+
     @Test
     void pollingAloneAlsoPicksUpAppends() throws Exception {
         Path session = tmp.resolve("logs").resolve(SESSION + ".jsonl");

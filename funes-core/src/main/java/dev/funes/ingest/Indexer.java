@@ -321,9 +321,10 @@ public final class Indexer {
             }
             try {
                 BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-                store.addAll(List.of(), new SourceState(file, attrs.size(),
+                // Keeping no id also deletes what the parse cannot give back (stale versions).
+                store.replaceSource(List.of(), new SourceState(file, attrs.size(),
                         attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
-                        fingerprint(head), IGNORED_FORMAT, clock.instant()));
+                        fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
             } catch (IOException e) {
                 LOG.debug("{} vanished while it was skipped", file, e);
             }
