@@ -61,6 +61,21 @@ public interface MemoryStore extends AutoCloseable {
      */
     AddResult addAll(Collection<Memory> memories, SourceState source);
 
+    /**
+     * Like {@link #addAll(Collection, SourceState)}, and in the same transaction deletes the
+     * memories cited from {@code source.path()} whose ids are not in {@code keep}: so a log read
+     * again in full replaces what was stored from it (the shorter version of an exchange that was
+     * still being written, for example). {@code keep} must hold the ids of every memory the read
+     * produced, including those stored by earlier calls for the same read.
+     *
+     * @param source the file's new checkpoint, replacing any earlier one; not null
+     * @param keep   ids of the memories the file holds now
+     * @return how many were added, unchanged, embedded (deleted memories are not counted)
+     * @throws StoreException     if the database cannot be written; nothing of this call is stored
+     * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
+     */
+    AddResult replaceSource(Collection<Memory> memories, SourceState source, java.util.Set<String> keep);
+
     /** The stored checkpoint of a log file, if it was indexed before. */
     Optional<SourceState> source(java.nio.file.Path file);
 

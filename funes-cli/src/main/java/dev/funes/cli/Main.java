@@ -17,8 +17,8 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Local, owned memory for coding agents, built from their session logs.",
         subcommands = {
-            IndexCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class, CheckCommand.class,
-            McpCommand.class,
+            IndexCommand.class, WatchCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class,
+            CheckCommand.class, McpCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

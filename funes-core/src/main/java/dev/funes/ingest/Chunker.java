@@ -61,6 +61,8 @@ final class Chunker {
         final StringBuilder text;
         String toolName;
         String toolLabel;
+        /** Whether this call ran Funes itself: its result is not remembered. */
+        boolean self;
 
         Entry(EntryKind kind, Rec r, String messageId, String text) {
             this.kind = kind;
@@ -213,6 +215,7 @@ final class Chunker {
 
     /** A request: ends the current exchange of the record's chain and starts a new one. */
     void request(Rec r, String text, RequestKind kind) {
+        text = Privacy.strip(text);
         switchTo(r.sidechain());
         finish(current());
         String label = r.sidechain() ? "Task from the parent agent: "
@@ -226,7 +229,7 @@ final class Chunker {
     void text(Rec r, String messageId, String text) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        String body = Text.headTail(Text.clean(text), TEXT_CHARS);
+        String body = Text.headTail(Text.clean(Privacy.strip(text)), TEXT_CHARS);
         Entry last = lastEntry(ex);
         if (last != null && last.kind == EntryKind.TEXT && messageId.equals(last.messageId)
                 && last.text.length() + 1 + body.length() <= TEXT_CHARS + "Assistant: ".length()
@@ -244,16 +247,18 @@ final class Chunker {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
         add(ex, r, new Entry(EntryKind.THINKING, r, messageId,
-                "Thinking: " + Text.headTail(Text.clean(text), THINKING_CHARS)));
+                "Thinking: " + Text.headTail(Text.clean(Privacy.strip(text)), THINKING_CHARS)));
     }
 
     /** A tool call; its result, when it comes, is joined to it by {@code toolUseId}. */
     void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
+        label = Privacy.strip(label);
         Entry e = new Entry(EntryKind.CALL, r, messageId, label);
         e.toolName = toolName;
         e.toolLabel = label;
+        e.self = Privacy.isSelfCall(toolName, label);
         add(ex, r, e);
         if (toolUseId != null) {
             ex.calls.put(toolUseId, e);
@@ -268,7 +273,8 @@ final class Chunker {
     void toolResult(Rec r, String toolUseId, String content, boolean error) {
         Exchange ex = exchangeFor(r);
         Entry call = toolUseId == null ? null : ex.calls.remove(toolUseId);
-        String result = ToolRender.result(call == null ? null : call.toolName, content, error);
+        String result = call != null && call.self ? Privacy.SELF_RESULT
+                : ToolRender.result(call == null ? null : call.toolName, Privacy.strip(content), error);
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
             if (fits(p, r.lastLine(), result.length() + 3)) {
@@ -290,6 +296,7 @@ final class Chunker {
 
     /** A mark in the current exchange, such as an interruption; ignored outside any exchange. */
     void marker(Rec r, String text) {
+        text = Privacy.strip(text);
         switchTo(r.sidechain());
         Exchange ex = current();
         if (ex == null) {
@@ -303,6 +310,7 @@ final class Chunker {
      * a piece of the current exchange, or of one without a request, that counts as an answer.
      */
     void output(Rec r, String text) {
+        text = Privacy.strip(text);
         Exchange ex = exchangeFor(r);
         ex.answered = true;
         add(ex, r, new Entry(EntryKind.MARKER, r, null, text));

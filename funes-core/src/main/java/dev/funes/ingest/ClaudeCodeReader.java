@@ -305,7 +305,7 @@ final class ClaudeCodeReader extends JsonLinesReader {
 
     private void summaryMemory(PendingSummary s) {
         Rec rec = s.rec();
-        String text = Text.headTail(Text.clean(s.text()), Chunker.MAX_CHARS);
+        String text = Text.headTail(Text.clean(Privacy.strip(s.text())), Chunker.MAX_CHARS);
         Memory memory = Memory.builder(MemoryKind.SUMMARY, ClaudeCodeFormat.NAME, text)
                 .time(rec.time(), rec.time())
                 .project(rec.cwd() != null ? rec.cwd() : fileCwd)

@@ -272,7 +272,7 @@ final class CodexReader extends JsonLinesReader {
             // Remote compaction keeps only an encrypted summary: nothing readable to remember.
             return;
         }
-        Memory summary = Memory.builder(MemoryKind.SUMMARY, CodexFormat.NAME, Text.headTail(Text.clean(text), Chunker.MAX_CHARS))
+        Memory summary = Memory.builder(MemoryKind.SUMMARY, CodexFormat.NAME, Text.headTail(Text.clean(Privacy.strip(text)), Chunker.MAX_CHARS))
                 .time(rec.time(), rec.time())
                 .project(rec.cwd())
                 .session(rec.session())

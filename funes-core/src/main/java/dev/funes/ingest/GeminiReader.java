@@ -280,7 +280,7 @@ final class GeminiReader {
                 return;
             }
             Memory.Builder b = Memory.builder(MemoryKind.SUMMARY, GeminiFormat.NAME,
-                            Text.headTail(Text.clean(text), Chunker.MAX_CHARS))
+                            Text.headTail(Text.clean(Privacy.strip(text)), Chunker.MAX_CHARS))
                     .time(time, time)
                     .project(project)
                     .session(session())

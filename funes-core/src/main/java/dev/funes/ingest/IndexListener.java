@@ -24,7 +24,12 @@ public interface IndexListener {
         /** Could not be read or stored; it will be tried again next time. */
         FAILED,
         /** No log format recognised it. */
-        IGNORED
+        IGNORED,
+        /**
+         * Its text holds {@code funes:ignore}: not indexed at its author's request, and what was
+         * stored from it before is deleted. Not a problem.
+         */
+        SKIPPED_BY_REQUEST
     }
 
     /** All roots were walked; {@code total} files will be looked at. */

@@ -19,15 +19,25 @@ import java.util.Objects;
  * @param recordsSkipped    log records that could not be used (malformed, too long, unknown type)
  * @param problems          every problem met, in order
  * @param elapsed           wall-clock time taken
+ * @param filesSkippedByRequest files not indexed because their text holds {@code funes:ignore}
  */
 public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                           long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
-                          List<IndexProblem> problems, Duration elapsed) {
+                          List<IndexProblem> problems, Duration elapsed,
+                          int filesSkippedByRequest) {
 
     /** Copies the problems. */
     public IndexReport {
         problems = List.copyOf(problems);
         Objects.requireNonNull(elapsed, "elapsed");
+    }
+
+    /** A report with no file skipped by request (the shape before that count existed). */
+    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
+                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
+                       List<IndexProblem> problems, Duration elapsed) {
+        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
+                textsEmbedded, recordsSkipped, problems, elapsed, 0);
     }
 
     /**
@@ -42,6 +52,9 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
          .append(filesFailed).append(" failed");
         if (filesIgnored > 0) {
             s.append(", ").append(filesIgnored).append(" ignored");
+        }
+        if (filesSkippedByRequest > 0) {
+            s.append(", ").append(filesSkippedByRequest).append(" skipped by request");
         }
         s.append("; ").append(memoriesAdded).append(" memories added, ")
          .append(memoriesUnchanged).append(" unchanged, ")

@@ -57,7 +57,9 @@ import java.util.function.Consumer;
  *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
- *       ids are deterministic, so nothing is stored twice.</li>
+ *       ids are deterministic, so nothing is stored twice. The last batch is stored with
+ *       {@link MemoryStore#replaceSource}: memories stored from the file earlier that this read did
+ *       not produce (an exchange stored while it was still being written) are deleted with it.</li>
  *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
  *       modification time (to the millisecond), the same format, and covers the whole file is not
  *       read again. A file still being written (its last line incomplete) is read again next time.</li>
@@ -85,6 +87,8 @@ public final class Indexer {
     private static final Set<String> AGENT_FILES = Set.of(AiderFormat.FILE_NAME);
     /** Bytes of a file's beginning hashed into {@link SourceState#headFingerprint()}. */
     static final int FINGERPRINT_BYTES = 4096;
+    /** The format name of the checkpoint of a log skipped at its author's request. */
+    static final String IGNORED_FORMAT = "funes:ignore";
 
     private final MemoryStore store;
     private final List<LogFormat> formats;
@@ -134,7 +138,8 @@ public final class Indexer {
         }
         IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
                 run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
-                run.recordsSkipped, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos));
+                run.recordsSkipped, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos),
+                run.filesSkippedByRequest);
         LOG.debug("Indexing done: {}", report.summary());
         return report;
     }
@@ -253,6 +258,9 @@ public final class Indexer {
                 listener.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
                 return;
             }
+            if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, run)) {
+                return;
+            }
             ParseResult result;
             try {
                 result = Objects.requireNonNull(format.parse(file, batches), "parse returned null");
@@ -290,6 +298,65 @@ public final class Indexer {
             failed(run, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
                     batches.stored, batches.memories);
         }
+    }
+
+    /**
+     * A log holding {@link Privacy#IGNORE_MARKER} is not indexed: what an earlier run stored from
+     * it is deleted (by the ids a parse yields), and a checkpoint under the pseudo-format
+     * {@value #IGNORED_FORMAT} records the decision so the unchanged file is not read again.
+     */
+    private boolean skippedByRequest(Path file, LogFormat format, SourceState previous, long size, Instant modified,
+                                     byte[] head, Run run) {
+        boolean known = previous != null && IGNORED_FORMAT.equals(previous.format());
+        if (!(known && previous.size() == size && previous.lastModified().toEpochMilli() == modified.toEpochMilli())) {
+            try {
+                if (!containsIgnoreMarker(file)) {
+                    return false;
+                }
+            } catch (IOException e) {
+                return false; // the parse meets the same error and reports it
+            }
+            if (previous != null && !known) {
+                format.parse(file, m -> store.delete(m.id()));
+            }
+            try {
+                BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+                // Keeping no id also deletes what the parse cannot give back (stale versions).
+                store.replaceSource(List.of(), new SourceState(file, attrs.size(),
+                        attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
+                        fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
+            } catch (IOException e) {
+                LOG.debug("{} vanished while it was skipped", file, e);
+            }
+        }
+        run.filesSkippedByRequest++;
+        listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
+        return true;
+    }
+
+    /** Whether the file's bytes hold the marker; it is ASCII, so no decoding is needed. */
+    static boolean containsIgnoreMarker(Path file) throws IOException {
+        byte[] marker = Privacy.IGNORE_MARKER.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] buf = new byte[64 * 1024];
+        int keep = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            int n;
+            while ((n = in.read(buf, keep, buf.length - keep)) > 0) {
+                int len = keep + n;
+                outer:
+                for (int i = 0; i + marker.length <= len; i++) {
+                    for (int j = 0; j < marker.length; j++) {
+                        if (buf[i + j] != marker[j]) {
+                            continue outer;
+                        }
+                    }
+                    return true;
+                }
+                keep = Math.min(marker.length - 1, len);
+                System.arraycopy(buf, len - keep, buf, 0, keep);
+            }
+        }
+        return false;
     }
 
     private void failed(Run run, Path file, IndexProblem problem, AddResult stored, int memories) {
@@ -385,6 +452,7 @@ public final class Indexer {
         int filesUnchanged;
         int filesFailed;
         int filesIgnored;
+        int filesSkippedByRequest;
         long recordsSkipped;
         AddResult stored = AddResult.NONE;
 
@@ -406,12 +474,15 @@ public final class Indexer {
     /** The sink a format writes to: memories go to the store in batches. */
     private final class Batches implements Consumer<Memory> {
         final List<Memory> batch = new ArrayList<>();
+        /** Ids of every memory of this read, across batches: what the checkpoint's batch keeps. */
+        final Set<String> ids = new HashSet<>();
         AddResult stored = AddResult.NONE;
         int memories;
 
         @Override
         public void accept(Memory memory) {
             batch.add(Objects.requireNonNull(memory, "memory"));
+            ids.add(memory.id());
             memories++;
             if (batch.size() >= batchSize) {
                 flush(null);
@@ -425,7 +496,10 @@ public final class Indexer {
             }
             AddResult result;
             try {
-                result = store.addAll(List.copyOf(batch), checkpoint);
+                // A complete read replaces what the file gave before (a live log's last exchange
+                // stored while it was still being written).
+                result = checkpoint == null ? store.addAll(List.copyOf(batch), null)
+                        : store.replaceSource(List.copyOf(batch), checkpoint, Set.copyOf(ids));
             } catch (RuntimeException e) {
                 throw new StoreFailure(e);
             }

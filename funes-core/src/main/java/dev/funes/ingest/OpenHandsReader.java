@@ -219,7 +219,7 @@ final class OpenHandsReader extends JsonDocReader {
         if (Text.isBlank(text)) {
             return;
         }
-        emit(Memory.builder(MemoryKind.SUMMARY, OpenHandsFormat.NAME, Text.headTail(Text.clean(text), Chunker.MAX_CHARS))
+        emit(Memory.builder(MemoryKind.SUMMARY, OpenHandsFormat.NAME, Text.headTail(Text.clean(Privacy.strip(text)), Chunker.MAX_CHARS))
                 .time(rec.time(), rec.time())
                 .project(project)
                 .session(session)

@@ -69,6 +69,14 @@ final class InMemoryStore implements MemoryStore {
     }
 
     @Override
+    public synchronized AddResult replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
+        AddResult result = addAll(batch, java.util.Objects.requireNonNull(source, "source"));
+        memories.values().removeIf(m -> m.provenance() != null && m.provenance().source().equals(source.path())
+                && !keep.contains(m.id()));
+        return result;
+    }
+
+    @Override
     public synchronized List<dev.funes.SessionInfo> recentSessions(int limit) {
         check();
         Map<String, List<Memory>> bySession = new LinkedHashMap<>();

@@ -297,13 +297,23 @@ final class SqliteMemoryStore implements MemoryStore {
 
     @Override
     public AddResult addAll(Collection<Memory> memories, SourceState source) {
+        return add(memories, source, null);
+    }
+
+    @Override
+    public AddResult replaceSource(Collection<Memory> memories, SourceState source, Set<String> keep) {
+        Objects.requireNonNull(source, "source");
+        return add(memories, source, Set.copyOf(Objects.requireNonNull(keep, "keep")));
+    }
+
+    private AddResult add(Collection<Memory> memories, SourceState source, Set<String> keep) {
         Objects.requireNonNull(memories, "memories");
         lifecycle.readLock().lock();
         try {
             ensureOpen();
             writeLock.lock();
             try {
-                return addLocked(memories, source);
+                return addLocked(memories, source, keep);
             } finally {
                 writeLock.unlock();
             }
@@ -312,7 +322,7 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private AddResult addLocked(Collection<Memory> memories, SourceState source) {
+    private AddResult addLocked(Collection<Memory> memories, SourceState source, Set<String> keep) {
         Map<String, Memory> byId = new LinkedHashMap<>();
         for (Memory m : memories) {
             byId.putIfAbsent(Objects.requireNonNull(m, "memory").id(), m);
@@ -342,9 +352,10 @@ final class SqliteMemoryStore implements MemoryStore {
                 throw new StoreException("cannot read the store " + dir + ": " + message(e), e);
             }
             embedded += embed(missing, embeddings);
-            Optional<Committed> committed = commit(candidates, embeddings, source);
+            Optional<Committed> committed = commit(candidates, embeddings, source, keep);
             if (committed.isPresent()) {
                 Committed c = committed.get();
+                c.deletedVectors().forEach(ann::removed);
                 afterCommit(c.newVectors());
                 return new AddResult(c.added(), memories.size() - c.added(), embedded);
             }
@@ -393,7 +404,7 @@ final class SqliteMemoryStore implements MemoryStore {
         return vector;
     }
 
-    private record Committed(int added, List<AnnIndex.Entry> newVectors) {
+    private record Committed(int added, List<AnnIndex.Entry> newVectors, List<Long> deletedVectors) {
     }
 
     /**
@@ -401,7 +412,8 @@ final class SqliteMemoryStore implements MemoryStore {
      * transaction. Empty when a vector the memories need vanished (deleted by another process)
      * after it was looked up; nothing is written then and the caller retries.
      */
-    private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source) {
+    private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source,
+                                       Set<String> keep) {
         // Only the transaction holds the file lock, not the embedding before it: a waiting writer
         // then waits milliseconds, not seconds, and long-lived writers (a watcher, an MCP server)
         // can share the store.
@@ -409,6 +421,10 @@ final class SqliteMemoryStore implements MemoryStore {
             writer.setAutoCommit(false);
             try {
                 Optional<Committed> result = write(memories, embeddings, source);
+                if (result.isPresent() && keep != null) {
+                    List<Long> deleted = deleteStale(source, keep);
+                    result = Optional.of(new Committed(result.get().added(), result.get().newVectors(), deleted));
+                }
                 if (result.isPresent()) {
                     writer.commit();
                 } else {
@@ -480,7 +496,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 ps.executeUpdate();
             }
         }
-        return Optional.of(new Committed(added, newVectors));
+        return Optional.of(new Committed(added, newVectors, List.of()));
     }
 
     /** Recomputes a session's row from its memories; removes it when none is left. */
@@ -542,44 +558,44 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
+    /**
+     * Deletes, inside the open transaction, the memories cited from the source's file that are
+     * not in {@code keep}; returns the ids of the vectors that went with them.
+     */
+    private List<Long> deleteStale(SourceState source, Set<String> keep) throws SQLException {
+        List<String> stale = new ArrayList<>();
+        try (PreparedStatement ps = writer.prepareStatement("SELECT id FROM memories WHERE source_path = ?")) {
+            ps.setString(1, source.path().toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (!keep.contains(rs.getString(1))) {
+                        stale.add(rs.getString(1));
+                    }
+                }
+            }
+        }
+        List<Long> deletedVectors = new ArrayList<>();
+        for (String id : stale) {
+            long v = deleteRow(id);
+            if (v >= 0) {
+                deletedVectors.add(v);
+            }
+        }
+        if (!stale.isEmpty()) {
+            LOG.debug("Replaced {} stale memories of {}", stale.size(), source.path());
+        }
+        return deletedVectors;
+    }
+
     private boolean deleteLocked(String id) {
-        long deletedVector = -1;
+        long deletedVector;
         try (WriteLock.Held held = fileLock.acquire("deleting a memory")) {
             writer.setAutoCommit(false);
             try {
-                long seq;
-                long vectorId;
-                String agent;
-                String session;
-                try (PreparedStatement ps = writer.prepareStatement(
-                        "SELECT seq, vector_id, agent, session FROM memories WHERE id = ?")) {
-                    ps.setString(1, id);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            writer.rollback();
-                            return false;
-                        }
-                        seq = rs.getLong(1);
-                        vectorId = rs.getLong(2);
-                        agent = rs.getString(3);
-                        session = rs.getString(4);
-                    }
-                }
-                try (PreparedStatement ps = writer.prepareStatement("DELETE FROM memories WHERE seq = ?")) {
-                    ps.setLong(1, seq);
-                    ps.executeUpdate();
-                }
-                if (session != null) {
-                    refreshSession(agent, session);
-                }
-                // An embedding can give its text away; once no memory uses it, it goes too.
-                try (PreparedStatement ps = writer.prepareStatement(
-                        "DELETE FROM vectors WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE vector_id = ?)")) {
-                    ps.setLong(1, vectorId);
-                    ps.setLong(2, vectorId);
-                    if (ps.executeUpdate() == 1) {
-                        deletedVector = vectorId;
-                    }
+                deletedVector = deleteRow(id);
+                if (deletedVector == NO_ROW) {
+                    writer.rollback();
+                    return false;
                 }
                 writer.commit();
             } catch (SQLException | RuntimeException e) {
@@ -595,6 +611,52 @@ final class SqliteMemoryStore implements MemoryStore {
             ann.removed(deletedVector);
         }
         return true;
+    }
+
+    /** {@link #deleteRow}'s answer when there is no such memory. */
+    private static final long NO_ROW = -2;
+
+    /**
+     * Deletes one memory inside the open transaction, refreshing its session and deleting its
+     * vector once no memory uses it.
+     *
+     * @return the id of the deleted vector, -1 if the vector stays, {@link #NO_ROW} if no such memory
+     */
+    private long deleteRow(String id) throws SQLException {
+        long seq;
+        long vectorId;
+        String agent;
+        String session;
+        try (PreparedStatement ps = writer.prepareStatement(
+                "SELECT seq, vector_id, agent, session FROM memories WHERE id = ?")) {
+            ps.setString(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return NO_ROW;
+                }
+                seq = rs.getLong(1);
+                vectorId = rs.getLong(2);
+                agent = rs.getString(3);
+                session = rs.getString(4);
+            }
+        }
+        try (PreparedStatement ps = writer.prepareStatement("DELETE FROM memories WHERE seq = ?")) {
+            ps.setLong(1, seq);
+            ps.executeUpdate();
+        }
+        if (session != null) {
+            refreshSession(agent, session);
+        }
+        // An embedding can give its text away; once no memory uses it, it goes too.
+        try (PreparedStatement ps = writer.prepareStatement(
+                "DELETE FROM vectors WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE vector_id = ?)")) {
+            ps.setLong(1, vectorId);
+            ps.setLong(2, vectorId);
+            if (ps.executeUpdate() == 1) {
+                return vectorId;
+            }
+        }
+        return -1;
     }
 
     // ---------------------------------------------------------------- reads

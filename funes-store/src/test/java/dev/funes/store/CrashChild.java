@@ -72,6 +72,20 @@ public final class CrashChild {
         }
 
         @Override
+        public AddResult replaceSource(Collection<Memory> memories, SourceState source, java.util.Set<String> keep) {
+            out.println("ADDING");
+            out.flush();
+            AddResult result = store.replaceSource(memories, source, keep);
+            StringBuilder ids = new StringBuilder();
+            for (Memory m : memories) {
+                ids.append(ids.length() == 0 ? "" : ",").append(m.id());
+            }
+            out.println("COMMITTED\t" + (ids.length() == 0 ? "-" : ids) + "\t" + (source == null ? "-" : source.path()));
+            out.flush();
+            return result;
+        }
+
+        @Override
         public java.util.List<dev.funes.SessionInfo> recentSessions(int limit) {
             return store.recentSessions(limit);
         }
