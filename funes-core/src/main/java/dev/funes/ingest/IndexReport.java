@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,7 +32,7 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
 
     /** Copies the redaction counts and the problems. */
     public IndexReport {
-        redactions = redactions == null ? Map.of() : Map.copyOf(new TreeMap<>(redactions));
+        redactions = redactions == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(redactions));
         problems = List.copyOf(problems);
         Objects.requireNonNull(elapsed, "elapsed");
     }

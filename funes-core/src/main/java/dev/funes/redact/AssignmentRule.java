@@ -37,11 +37,15 @@ final class AssignmentRule implements Rule {
                     + "(?:\\\\\"(?<v1>[^\"\\\\\\n]{1,300}+)\\\\\""
                     + "|\"(?<v2>(?:[^\"\\\\\\n]|\\\\[^\\n]){1,300}+)\""
                     + "|'(?<v3>[^'\\n]{1,300}+)'"
-                    + "|(?:(?i:bearer|basic|token|bot|digest)[ \\t]+)?(?<v4>[^\\s\"'`,;&|<>(){}\\[\\]]{1,300}+))");
+                    // A quoted value cut short by shortening: it ends at the ellipsis.
+                    + "|[\"'](?<v5>[^\"'\\\\\\n\u2026]{1,300}+)(?=\\s?\u2026)"
+                    // Bare: up to a space or delimiter; & ends it only before the next name= (a URL query).
+                    + "|(?:(?i:bearer|basic|token|bot|digest)[ \\t]+)?"
+                    + "(?<v4>(?:[^\\s\"'`,;&|<>(){}\\[\\]]|&(?![A-Za-z_][A-Za-z0-9_]*=)){1,300}+))");
     /** What follows a {@code --flag} name: spaces and a value. */
     private static final Pattern FLAG_VALUE = Pattern.compile(
             "[ \\t]+(?:\"(?<v2>[^\"\\n]{1,300}+)\"|'(?<v3>[^'\\n]{1,300}+)'"
-                    + "|(?<v4>[^\\s\"'`;&|<>()-][^\\s\"'`;&|<>()]{0,300}+))");
+                    + "|(?<v4>[^\\s\"'`;&|<>()-](?:[^\\s\"'`;&|<>()]|&(?=[^\\s&])){0,300}+))");
 
     private static final Set<String> PASSWORD_WORDS = Set.of("password", "passwd", "passphrase");
     private static final Set<String> PASSWORD_WORDS_WITH_PREFIX = Set.of("pwd", "pass", "pw");
@@ -139,7 +143,7 @@ final class AssignmentRule implements Rule {
         } else if (!assigned) {
             return;
         }
-        String group = assigned && m.group("v1") != null ? "v1"
+        String group = assigned && m.group("v1") != null ? "v1" : assigned && m.group("v5") != null ? "v5"
                 : m.group("v2") != null ? "v2" : m.group("v3") != null ? "v3" : "v4";
         int start = m.start(group);
         int end = m.end(group);
@@ -154,8 +158,11 @@ final class AssignmentRule implements Rule {
             return; // a call: token = getToken(), auth = base64.b64decode(auth)
         }
         String value = text.substring(start, end);
+        // Values of .env lines and command-line flags are literals, never code.
         boolean envStyle = assigned && "=".equals(m.group("sep")) && ENV_NAME.matcher(name).matches();
-        if (value.strip().length() >= minLength && isSecretValue(value, type, quoted || envStyle)) {
+        Form form = quoted || envStyle || !assigned ? Form.LITERAL
+                : ":".equals(m.group("sep")) && configLine(text, nameEnd - name.length(), end) ? Form.CONFIG : Form.CODE;
+        if (value.strip().length() >= minLength && isSecretValue(value, type, form)) {
             sink.found(start, end, type);
         }
     }
@@ -176,6 +183,33 @@ final class AssignmentRule implements Rule {
         char c = text.charAt(i);
         return c == '=' || c == ':' || flag && i > spaces;
     }
+
+    /**
+     * Whether {@code name: value} fills its line, as in YAML and other configuration files
+     * (indentation or a list dash before, nothing but a comment after), rather than standing in
+     * code ({@code f(token: str, ...)}, {@code {password: pw, user}}).
+     */
+    private static boolean configLine(String text, int nameStart, int valueEnd) {
+        for (int i = nameStart - 1; i >= 0 && text.charAt(i) != '\n'; i--) {
+            char c = text.charAt(i);
+            if (c != ' ' && c != '\t' && c != '-') {
+                return false;
+            }
+        }
+        for (int i = valueEnd; i < text.length() && text.charAt(i) != '\n'; i++) {
+            char c = text.charAt(i);
+            if (c == '#' && i > valueEnd) {
+                return true;
+            }
+            if (c != ' ' && c != '\t' && c != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** How a value stands: a literal, the value of a configuration line, or maybe code. */
+    enum Form { LITERAL, CONFIG, CODE }
 
     private static boolean isNameChar(char c) {
         return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-';
@@ -229,11 +263,12 @@ final class AssignmentRule implements Rule {
     }
 
     /**
-     * Whether a value is worth redacting. {@code literal} is true for quoted values and for
-     * {@code UPPER_CASE=value} lines (.env files, shell), where even a plain word is a value;
-     * elsewhere a bare word is more likely code ({@code token: str}, {@code password=password}).
+     * Whether a value is worth redacting. Quoted values, {@code UPPER_CASE=value} lines (.env
+     * files, shell) and flags are literals, where even a plain word is a value; a configuration
+     * line's value is one unless it reads as words ({@code password: SecretStr}); elsewhere a bare
+     * identifier is more likely code ({@code token = token}, {@code auth = self._authkey}).
      */
-    static boolean isSecretValue(String value, String type, boolean literal) {
+    static boolean isSecretValue(String value, String type, Form form) {
         String v = value.strip();
         boolean password = "password".equals(type);
         // People choose short passwords; machines make long keys ('sk-ant-' is a prefix, not a key).
@@ -250,10 +285,35 @@ final class AssignmentRule implements Rule {
         if (NUMBER.matcher(v).matches()) {
             return password;
         }
-        if (!password && WORDS.matcher(v).matches()) {
+        if (!password && WORDS.matcher(v).matches() && !Randomness.looksRandom(v)) {
             // Tokens and keys are generated; a value of plain words is a name or a stand-in.
             return false;
         }
-        return literal || !IDENTIFIER.matcher(v).matches();
+        switch (form) {
+            case LITERAL:
+                return true;
+            case CONFIG:
+                return !IDENTIFIER.matcher(v).matches() || Randomness.rarePairShare(v.replace(".", "")) >= 0.3;
+            default:
+                return !looksLikeCode(v);
+        }
+    }
+
+    /**
+     * An identifier or a dotted name made of words ({@code str}, {@code cancellationToken},
+     * {@code self._authkey}); not when a part is random ({@code hvs.CAESIJ...}) or the letters
+     * pair up as words seldom do ({@code dCrBF_SkATrGatj}).
+     */
+    private static boolean looksLikeCode(String v) {
+        if (!IDENTIFIER.matcher(v).matches()) {
+            return false;
+        }
+        for (String part : v.split("\\.")) {
+            if (Randomness.looksRandom(part)) {
+                return false;
+            }
+        }
+        String letters = v.replace(".", "");
+        return letters.length() < 10 || Randomness.rarePairShare(letters) < 0.6;
     }
 }

@@ -1,5 +1,6 @@
 package dev.funes.redact;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -16,7 +17,7 @@ public record Redaction(String text, Map<String, Integer> counts) {
     /** Checks the text and copies the counts. */
     public Redaction {
         Objects.requireNonNull(text, "text");
-        counts = counts == null ? Map.of() : Map.copyOf(new TreeMap<>(counts));
+        counts = counts == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(counts));
     }
 
     /** Whether anything was replaced. */

@@ -10,8 +10,11 @@ import java.util.regex.Pattern;
  */
 final class StandardRules {
 
-    /** A token must not start in the middle of a longer string (a base64 blob, an identifier). */
-    private static final String START = "(?<![A-Za-z0-9_+/-])";
+    /**
+     * A token must not start in the middle of a longer string (an identifier, a base64 blob). A
+     * slash may come before: https://ghp_...@github.com, ci/AIza...
+     */
+    private static final String START = "(?<![A-Za-z0-9_+-])";
     private static final String PEM_LABEL = "[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----";
     private static final String PEM_BODY = "[A-Za-z0-9+/=\\s:,\\\\-]";
     private static final Pattern BASE64_RUN = Pattern.compile("[A-Za-z0-9+/=]{20,}");

@@ -54,6 +54,7 @@ class RedactorTest {
         }
         caught("github-token", "git remote set-url origin https://x-access-token:", "ghs_" + fake.of(Fake.BASE62, 36),
                 "@github.com/acme/api.git");
+        caught("github-token", "git clone https://", "ghp_" + fake.of(Fake.BASE62, 36), "@github.com/acme/api.git");
         caught("github-token", "curl -H \"Authorization: token ", "github" + "_pat_" + fake.of(Fake.BASE62, 22) + "_"
                 + fake.of(Fake.BASE62, 59), "\" https://api.github.com/user");
     }
@@ -129,6 +130,9 @@ class RedactorTest {
         caught("password", "vault login -method=userpass username=ci --password ", pw, "");
         caught("password", "conn = psycopg2.connect(host='db', password='", pw, "')");
         caught("password", "{\\\"password\\\":\\\"", pw, "\\\"}");
+        caught("password", "DB_PASSWORD=", "Tr0ub4dor&3x", "\n");
+        // A quoted value cut short by shortening still shows its name.
+        caught("password", "{\"user\":\"admin\",\"password\":\"", "Zq8xV3nB7mK2", "\u2026");
         String token = fake.opaqueToken();
         caught("token", "API_TOKEN=", token, "");
         caught("token", "\"auth_token\": \"", token, "\",");
