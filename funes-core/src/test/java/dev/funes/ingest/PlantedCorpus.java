@@ -336,6 +336,55 @@ final class PlantedCorpus {
         return files;
     }
 
+    /**
+     * Writes sessions whose requests, answers, commands and outputs are long enough to be cut
+     * by the chunker (several snippets each, outputs of more than five lines), so that secrets
+     * lie across cuts.
+     *
+     * @return the files written
+     */
+    List<Path> writeLong(Path projects, int perType) {
+        List<Snippet> snippets = new ArrayList<>();
+        for (int i = 0; i < perType; i++) {
+            for (String type : TYPES) {
+                snippets.add(snippet(type));
+            }
+        }
+        List<Path> files = new ArrayList<>();
+        int next = 0;
+        for (int s = 0; next < snippets.size(); s++) {
+            Session session = new Session(String.format("5c3d9e1b-0000-4000-8000-%012d", s), "/home/dev/long");
+            for (int e = 0; e < 6 && next < snippets.size(); e++) {
+                List<String> request = new ArrayList<>();
+                List<String> answer = new ArrayList<>();
+                List<String> commands = new ArrayList<>();
+                List<String> output = new ArrayList<>();
+                int take = fake.between(3, 8);
+                for (int k = 0; k < take && next < snippets.size(); k++, next++) {
+                    Snippet sn = snippets.get(next);
+                    List<String> target = switch (sn.place()) {
+                        case COMMAND -> commands;
+                        case OUTPUT -> output;
+                        case PROSE -> fake.chance(0.5) ? request : answer;
+                    };
+                    target.add(line());
+                    target.add(sn.text());
+                }
+                request.add(line());
+                session.user(String.join("\n", request));
+                String message = "msg_" + fake.of(Fake.BASE62, 20);
+                session.text(message, String.join("\n", answer) + "\n" + line());
+                String id = "toolu_" + fake.of(Fake.BASE62, 24);
+                session.bash(message, id, commands.isEmpty() ? "cat .env" : String.join(" && ", commands));
+                output.add(line());
+                session.result(id, String.join("\n", output), fake.chance(0.3));
+            }
+            Path file = projects.resolve("-home-dev-long").resolve(session.id + ".jsonl");
+            files.add(Records.write(file, session.lines));
+        }
+        return files;
+    }
+
     /** One exchange holding up to four snippets; returns the index of the next snippet. */
     private int exchange(Session session, List<Snippet> snippets, int next) {
         StringBuilder request = new StringBuilder(line());
