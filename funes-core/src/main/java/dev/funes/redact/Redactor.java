@@ -3,6 +3,7 @@ package dev.funes.redact;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
@@ -104,11 +105,11 @@ public final class Redactor {
         return new Redaction(out.toString(), counts);
     }
 
-    /** Secrets replaced by every call so far, per type, sorted by type. */
+    /** Secrets replaced by every call so far, per type, sorted by type; a snapshot. */
     public Map<String, Long> totals() {
         Map<String, Long> copy = new TreeMap<>();
         totals.forEach((type, n) -> copy.put(type, n.sum()));
-        return copy;
+        return Collections.unmodifiableMap(copy);
     }
 
     /** The user's rules, in the order they were added. */
