@@ -1,9 +1,12 @@
 package dev.funes.ingest;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * What one {@link Indexer#index} call did.
@@ -17,32 +20,46 @@ import java.util.Objects;
  * @param memoriesUnchanged memories read again that were already stored
  * @param textsEmbedded     texts the store had to embed
  * @param recordsSkipped    log records that could not be used (malformed, too long, unknown type)
+ * @param redactions        secrets replaced by placeholders in the memories read (text, project and
+ *                          metadata) and in the problems' messages, per type (see
+ *                          {@link dev.funes.redact.Redactor}); sorted by type, empty when none
  * @param problems          every problem met, in order
  * @param elapsed           wall-clock time taken
  * @param filesSkippedByRequest files not indexed because their text holds {@code funes:ignore}
  */
 public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                           long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
-                          List<IndexProblem> problems, Duration elapsed,
+                          Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
                           int filesSkippedByRequest) {
 
-    /** Copies the problems. */
+    /** Copies the redaction counts and the problems. */
     public IndexReport {
+        redactions = redactions == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(redactions));
         problems = List.copyOf(problems);
         Objects.requireNonNull(elapsed, "elapsed");
     }
 
-    /** A report with no file skipped by request (the shape before that count existed). */
+    /** A report with no redaction and no file skipped by request (the shape before those counts existed). */
     public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                        long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
                        List<IndexProblem> problems, Duration elapsed) {
         this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
-                textsEmbedded, recordsSkipped, problems, elapsed, 0);
+                textsEmbedded, recordsSkipped, Map.of(), problems, elapsed, 0);
+    }
+
+    /** Secrets redacted, of all types. */
+    public long secretsRedacted() {
+        long n = 0;
+        for (long c : redactions.values()) {
+            n += c;
+        }
+        return n;
     }
 
     /**
      * One line for people, for example
-     * {@code 12 files: 3 indexed, 8 unchanged, 1 failed; 140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 3 problems; 1.2 s}.
+     * {@code 12 files: 3 indexed, 8 unchanged, 1 failed; 140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 3 problems; 1.2 s},
+     * with {@code 4 secrets redacted; } before the problems when there were any.
      */
     public String summary() {
         StringBuilder s = new StringBuilder();
@@ -59,8 +76,12 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
         s.append("; ").append(memoriesAdded).append(" memories added, ")
          .append(memoriesUnchanged).append(" unchanged, ")
          .append(textsEmbedded).append(" embedded; ")
-         .append(recordsSkipped).append(" records skipped; ")
-         .append(problems.size()).append(problems.size() == 1 ? " problem; " : " problems; ")
+         .append(recordsSkipped).append(" records skipped; ");
+        long secrets = secretsRedacted();
+        if (secrets > 0) {
+            s.append(secrets).append(secrets == 1 ? " secret redacted; " : " secrets redacted; ");
+        }
+        s.append(problems.size()).append(problems.size() == 1 ? " problem; " : " problems; ")
          .append(String.format(Locale.ROOT, "%.1f s", elapsed.toMillis() / 1000.0));
         return s.toString();
     }

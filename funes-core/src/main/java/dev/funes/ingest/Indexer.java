@@ -5,6 +5,7 @@ import dev.funes.FunesException;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
 import dev.funes.SourceState;
+import dev.funes.redact.Redactor;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +33,11 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -71,6 +74,10 @@ import java.util.function.Consumer;
  *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
  *       cannot be embedded) fails that file, which is reported and retried next run; other files
  *       go on. Any other exception from the store (a closed store, for example) ends indexing.</li>
+ *   <li><b>Redaction.</b> Every memory's text, project and metadata values pass through the
+ *       {@link Builder#redactor redactor} before they reach the store, and so do the problems'
+ *       messages; a memory's id is derived from its redacted text. What was redacted is counted
+ *       in {@link IndexReport#redactions()}. There is no way to turn this off.</li>
  *   <li><b>Threads.</b> An indexer is immutable; {@link #index} may be called from several threads,
  *       each call being independent, as far as the store allows.</li>
  * </ul>
@@ -95,6 +102,7 @@ public final class Indexer {
     private final IndexListener listener;
     private final int batchSize;
     private final Clock clock;
+    private final MemoryRedactor redactor;
 
     private Indexer(Builder b) {
         this.store = b.store;
@@ -102,6 +110,7 @@ public final class Indexer {
         this.listener = b.listener;
         this.batchSize = b.batchSize;
         this.clock = b.clock;
+        this.redactor = new MemoryRedactor(b.redactor != null ? b.redactor : Redactor.standard());
     }
 
     /** A builder of an indexer writing to {@code store}. */
@@ -123,7 +132,7 @@ public final class Indexer {
      */
     public IndexReport index(Collection<Path> roots) {
         Objects.requireNonNull(roots, "roots");
-        Run run = new Run();
+        Run run = new Run(redactor);
         List<Candidate> files = new ArrayList<>();
         Set<Path> seen = new HashSet<>();
         for (Path root : roots) {
@@ -138,7 +147,7 @@ public final class Indexer {
         }
         IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
                 run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
-                run.recordsSkipped, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos),
+                run.recordsSkipped, run.redactions, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos),
                 run.filesSkippedByRequest);
         LOG.debug("Indexing done: {}", report.summary());
         return report;
@@ -250,7 +259,7 @@ public final class Indexer {
             listener.fileFinished(file, IndexListener.FileOutcome.IGNORED, 0, AddResult.NONE);
             return;
         }
-        Batches batches = new Batches();
+        Batches batches = new Batches(run);
         try {
             Optional<SourceState> previous = store.source(file);
             if (previous.isPresent() && unchanged(previous.get(), size, modified, format)) {
@@ -446,6 +455,8 @@ public final class Indexer {
     /** Counters of one {@link #index} call. */
     private static final class Run {
         final long startNanos = System.nanoTime();
+        final MemoryRedactor redactor;
+        final Map<String, Long> redactions = new TreeMap<>();
         final List<IndexProblem> problems = new ArrayList<>();
         int filesSeen;
         int filesIndexed;
@@ -456,9 +467,14 @@ public final class Indexer {
         long recordsSkipped;
         AddResult stored = AddResult.NONE;
 
+        Run(MemoryRedactor redactor) {
+            this.redactor = redactor;
+        }
+
         void problem(IndexListener listener, IndexProblem problem) {
-            problems.add(problem);
-            listener.problem(problem);
+            IndexProblem redacted = redactor.redact(problem, redactions);
+            problems.add(redacted);
+            listener.problem(redacted);
         }
     }
 
@@ -473,16 +489,23 @@ public final class Indexer {
 
     /** The sink a format writes to: memories go to the store in batches. */
     private final class Batches implements Consumer<Memory> {
+        final Run run;
         final List<Memory> batch = new ArrayList<>();
         /** Ids of every memory of this read, across batches: what the checkpoint's batch keeps. */
         final Set<String> ids = new HashSet<>();
         AddResult stored = AddResult.NONE;
         int memories;
 
+        Batches(Run run) {
+            this.run = run;
+        }
+
         @Override
         public void accept(Memory memory) {
-            batch.add(Objects.requireNonNull(memory, "memory"));
-            ids.add(memory.id());
+            // The store sees only redacted memories, and the ids it keeps are theirs.
+            Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
+            batch.add(redacted);
+            ids.add(redacted.id());
             memories++;
             if (batch.size() >= batchSize) {
                 flush(null);
@@ -517,6 +540,7 @@ public final class Indexer {
         private IndexListener listener = IndexListener.NONE;
         private int batchSize = DEFAULT_BATCH_SIZE;
         private Clock clock = Clock.systemUTC();
+        private Redactor redactor;
 
         private Builder(MemoryStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -565,6 +589,17 @@ public final class Indexer {
         /** The clock that dates checkpoints ({@link SourceState#indexedAt()}). Default: UTC system clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The redactor every memory passes through before it is stored. Default:
+         * {@link Redactor#standard()}. Pass one built with {@link Redactor#builder()} to add rules
+         * (for example those of a store's {@code redaction-rules.txt}); redaction cannot be turned
+         * off.
+         */
+        public Builder redactor(Redactor redactor) {
+            this.redactor = Objects.requireNonNull(redactor, "redactor");
             return this;
         }
 

@@ -25,7 +25,7 @@ final class Text {
     /**
      * At most {@code max} characters: the head and the tail of a longer text, joined by a marker
      * that says how much was left out. The tail is kept because agents and tools put conclusions
-     * and errors last.
+     * and errors last. Cuts fall between words when they can (see {@link #cutBefore}).
      */
     static String headTail(String s, int max) {
         if (s.length() <= max) {
@@ -35,16 +35,69 @@ final class Text {
         int room = Math.max(0, max - marker.length());
         int head = room * 3 / 4;
         int tail = room - head;
-        return s.substring(0, safeEnd(s, head)).stripTrailing() + marker
-                + s.substring(safeStart(s, s.length() - tail)).stripLeading();
+        return s.substring(0, safeEnd(s, cutBefore(s, head))).stripTrailing() + marker
+                + s.substring(safeStart(s, cutAfter(s, s.length() - tail))).stripLeading();
     }
 
-    /** The first {@code max} characters, with an ellipsis when cut. */
+    /** The first {@code max} characters, with an ellipsis when cut (between words when it can). */
     static String head(String s, int max) {
         if (s.length() <= max) {
             return s;
         }
-        return s.substring(0, safeEnd(s, Math.max(0, max - 1))).stripTrailing() + ELLIPSIS;
+        return s.substring(0, safeEnd(s, cutBefore(s, Math.max(0, max - 1)))).stripTrailing() + ELLIPSIS;
+    }
+
+    /**
+     * Where to end a head that should end at {@code end}: moved back to a space, else to a
+     * character that cannot be part of a token (quote, colon, bracket...), if one lies in the
+     * last half of the head; else {@code end}. A cut inside a word leaves a fragment no one can
+     * read, and a fragment of a secret that redaction cannot recognise any more.
+     */
+    static int cutBefore(String s, int end) {
+        if (end <= 0 || end >= s.length() || !inToken(s, end)) {
+            return end;
+        }
+        int floor = end / 2;
+        for (int i = end; i > floor; i--) {
+            if (Character.isWhitespace(s.charAt(i - 1))) {
+                return i;
+            }
+        }
+        for (int i = end; i > floor; i--) {
+            if (!isTokenChar(s.charAt(i - 1))) {
+                return i;
+            }
+        }
+        return end;
+    }
+
+    /** Where to start a tail that should start at {@code start}: the mirror of {@link #cutBefore}. */
+    static int cutAfter(String s, int start) {
+        if (start <= 0 || start >= s.length() || !inToken(s, start)) {
+            return start;
+        }
+        int ceiling = start + (s.length() - start) / 2;
+        for (int i = start; i < ceiling; i++) {
+            if (Character.isWhitespace(s.charAt(i))) {
+                return i;
+            }
+        }
+        for (int i = start; i < ceiling; i++) {
+            if (!isTokenChar(s.charAt(i))) {
+                return i;
+            }
+        }
+        return start;
+    }
+
+    /** Whether the position lies inside a run of non-space characters. */
+    private static boolean inToken(String s, int at) {
+        return !Character.isWhitespace(s.charAt(at - 1)) && !Character.isWhitespace(s.charAt(at));
+    }
+
+    /** Characters keys and tokens are made of (base64, base64url, hex, JWT dots). */
+    private static boolean isTokenChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.';
     }
 
     /** Whitespace runs (newlines included) collapsed to one space, then cut to {@code max}. */

@@ -1,0 +1,68 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+import dev.funes.redact.Redaction;
+import dev.funes.redact.Redactor;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Redacts a memory before it is stored: its text, its project and every metadata value.
+ *
+ * <p>The id is derived again from the redacted text. An id hashed from the raw text would let
+ * anyone holding the store test guesses of a short secret (a password) offline: the rest of the
+ * hashed input (kind, agent, session, source lines, the redacted text around the secret) is all
+ * in the store. An id set explicitly by a format (not derived from the text) is kept.
+ */
+final class MemoryRedactor {
+
+    private final Redactor redactor;
+
+    MemoryRedactor(Redactor redactor) {
+        this.redactor = redactor;
+    }
+
+    /** The memory with its secrets replaced; {@code counts} gains what was replaced, per type. */
+    Memory redact(Memory m, Map<String, Long> counts) {
+        Redaction text = redactor.redact(m.text());
+        boolean changed = text.changed();
+        add(counts, text);
+        String project = m.project();
+        if (project != null) {
+            Redaction p = redactor.redact(project);
+            changed |= p.changed();
+            add(counts, p);
+            project = p.text();
+        }
+        Map<String, String> metadata = new TreeMap<>();
+        for (Map.Entry<String, String> e : m.metadata().entrySet()) {
+            Redaction v = redactor.redact(e.getValue());
+            changed |= v.changed();
+            add(counts, v);
+            metadata.put(e.getKey(), v.text());
+        }
+        if (!changed) {
+            return m;
+        }
+        String derived = Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), m.text());
+        String id = m.id().equals(derived)
+                ? Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), text.text()) : m.id();
+        return new Memory(id, m.kind(), text.text(), m.startedAt(), m.endedAt(), m.agent(), project, m.session(),
+                m.provenance(), metadata);
+    }
+
+    /** A problem's message with its secrets replaced (a parser error may quote the line). */
+    IndexProblem redact(IndexProblem problem, Map<String, Long> counts) {
+        Redaction r = redactor.redact(problem.message());
+        if (!r.changed()) {
+            return problem;
+        }
+        add(counts, r);
+        return new IndexProblem(problem.file(), problem.line(), r.text());
+    }
+
+    private static void add(Map<String, Long> counts, Redaction r) {
+        r.counts().forEach((type, n) -> counts.merge(type, (long) n, Long::sum));
+    }
+}

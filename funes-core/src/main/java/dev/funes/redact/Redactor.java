@@ -1,0 +1,209 @@
+package dev.funes.redact;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Map.Entry;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+
+/**
+ * Finds secrets in text and replaces each with a typed placeholder, {@code [REDACTED:<type>]}.
+ *
+ * <pre>{@code
+ * Redactor redactor = Redactor.standard();
+ * Redaction r = redactor.redact("export GITHUB_TOKEN=ghp_...");
+ * r.text();    // "export GITHUB_TOKEN=[REDACTED:github-token]"
+ * r.counts();  // {github-token=1}
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>Rules.</b> The built-in rules find secrets with a known shape first (private keys,
+ *       JWTs, cloud and SaaS tokens, passwords in URLs), then the user's rules, then secrets
+ *       known by their context (values assigned to names such as {@code password} or
+ *       {@code api_key}, random-looking strings after such words). Where two findings overlap,
+ *       the earlier rule's is kept and the other is not counted. The types and what each rule
+ *       catches and misses are listed in docs/REDACTION.md.</li>
+ *   <li><b>What is replaced.</b> Only the secret: {@code password: hunter2} becomes
+ *       {@code password: [REDACTED:password]}, {@code https://bob:pw@host} becomes
+ *       {@code https://bob:[REDACTED:url-password]@host}. A placeholder is never found again, so
+ *       redacting twice changes nothing the second time.</li>
+ *   <li><b>Counts.</b> Each call returns its counts per type; {@link #totals()} adds up every
+ *       call made on this redactor.</li>
+ *   <li><b>Threads.</b> Immutable but for the totals, which are updated atomically: one redactor
+ *       may serve any number of threads.</li>
+ * </ul>
+ */
+public final class Redactor {
+
+    /** What every placeholder looks like; group 1 is the type. */
+    public static final Pattern PLACEHOLDER = Pattern.compile("\\[REDACTED:([a-z0-9]+(?:-[a-z0-9]+)*)\\]");
+
+    private final List<Rule> rules;
+    private final List<RedactionRule> userRules;
+    private final Map<String, LongAdder> totals = new ConcurrentHashMap<>();
+
+    private Redactor(List<Rule> rules, List<RedactionRule> userRules) {
+        this.rules = List.copyOf(rules);
+        this.userRules = List.copyOf(userRules);
+    }
+
+    /** A redactor with the built-in rules only. */
+    public static Redactor standard() {
+        return builder().build();
+    }
+
+    /** A builder that starts from the built-in rules. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The placeholder that replaces a secret of {@code type}: {@code [REDACTED:<type>]}. */
+    public static String placeholder(String type) {
+        return "[REDACTED:" + type + "]";
+    }
+
+    /**
+     * Replaces every secret found in {@code text} by its placeholder.
+     *
+     * @return the redacted text and the counts per type; the same text and no counts when
+     *         nothing was found
+     */
+    public Redaction redact(String text) {
+        Objects.requireNonNull(text, "text");
+        if (text.isEmpty()) {
+            return new Redaction(text, Map.of());
+        }
+        TreeMap<Integer, Finding> kept = new TreeMap<>();
+        List<int[]> placeholders = placeholders(text);
+        Rule.Input input = new Rule.Input(text);
+        for (Rule rule : rules) {
+            rule.find(input, (start, end, type) -> keep(kept, placeholders, new Finding(start, end, type)));
+        }
+        if (kept.isEmpty()) {
+            return new Redaction(text, Map.of());
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        Map<String, Integer> counts = new TreeMap<>();
+        int at = 0;
+        for (Finding f : kept.values()) {
+            out.append(text, at, f.start()).append(placeholder(f.type()));
+            at = f.end();
+            counts.merge(f.type(), 1, Integer::sum);
+        }
+        out.append(text, at, text.length());
+        for (Entry<String, Integer> e : counts.entrySet()) {
+            totals.computeIfAbsent(e.getKey(), k -> new LongAdder()).add(e.getValue());
+        }
+        return new Redaction(out.toString(), counts);
+    }
+
+    /** Secrets replaced by every call so far, per type, sorted by type; a snapshot. */
+    public Map<String, Long> totals() {
+        Map<String, Long> copy = new TreeMap<>();
+        totals.forEach((type, n) -> copy.put(type, n.sum()));
+        return Collections.unmodifiableMap(copy);
+    }
+
+    /** The user's rules, in the order they were added. */
+    public List<RedactionRule> userRules() {
+        return userRules;
+    }
+
+    private record Finding(int start, int end, String type) {
+    }
+
+    /** Placeholders already in the text, which no rule may redact again. */
+    private static List<int[]> placeholders(String text) {
+        if (!text.contains("[REDACTED:")) {
+            return List.of();
+        }
+        List<int[]> spans = new ArrayList<>();
+        var m = PLACEHOLDER.matcher(text);
+        while (m.find()) {
+            spans.add(new int[] {m.start(), m.end()});
+        }
+        return spans;
+    }
+
+    private static void keep(TreeMap<Integer, Finding> kept, List<int[]> placeholders, Finding f) {
+        for (int[] p : placeholders) {
+            if (f.start() < p[1] && p[0] < f.end()) {
+                return;
+            }
+        }
+        Entry<Integer, Finding> before = kept.floorEntry(f.start());
+        if (before != null && before.getValue().end() > f.start()) {
+            return;
+        }
+        Entry<Integer, Finding> after = kept.ceilingEntry(f.start());
+        if (after != null && after.getKey() < f.end()) {
+            return;
+        }
+        kept.put(f.start(), f);
+    }
+
+    @Override
+    public String toString() {
+        return "Redactor[" + rules.size() + " rules]";
+    }
+
+    /** Builds a {@link Redactor} from the built-in rules and the user's; not thread-safe. */
+    public static final class Builder {
+        private final List<RedactionRule> userRules = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a rule: text matching {@code pattern} (or its group named {@code secret}) is a
+         * secret of {@code type}. User rules run after the built-in rules for secrets with a
+         * known shape and before the contextual ones (assignments, random strings after a
+         * keyword), in the order added.
+         *
+         * @throws IllegalArgumentException if the type is malformed (see {@link RedactionRule})
+         */
+        public Builder addRule(String type, Pattern pattern) {
+            return addRule(new RedactionRule(type, pattern));
+        }
+
+        /** Adds a rule (see {@link #addRule(String, Pattern)}). */
+        public Builder addRule(RedactionRule rule) {
+            userRules.add(Objects.requireNonNull(rule, "rule"));
+            return this;
+        }
+
+        /** Adds rules in order (see {@link #addRule(String, Pattern)}). */
+        public Builder addRules(Collection<RedactionRule> rules) {
+            rules.forEach(this::addRule);
+            return this;
+        }
+
+        /**
+         * Adds the rules of a rules file (format in {@link RedactionRule#readAll}).
+         *
+         * @throws dev.funes.FunesException naming the file and line if it cannot be read or a
+         *                                  line is not a rule
+         */
+        public Builder addRules(Path file) {
+            return addRules(RedactionRule.readAll(file));
+        }
+
+        /** Builds the redactor. */
+        public Redactor build() {
+            List<Rule> rules = new ArrayList<>(StandardRules.SPECIFIC);
+            for (RedactionRule r : userRules) {
+                rules.add(PatternRule.of(r));
+            }
+            rules.addAll(StandardRules.CONTEXTUAL);
+            return new Redactor(rules, userRules);
+        }
+    }
+}
