@@ -244,8 +244,13 @@ final class McpTools {
         if (kind != MemoryKind.NOTE && kind != MemoryKind.DECISION && kind != MemoryKind.CONVENTION) {
             throw new ToolError("kind '" + label + "' cannot be remembered; use note, decision or convention");
         }
-        String text = requiredString(args, "text").strip();
+        // Notes from an agent skip the Indexer, so they are redacted here: no secret is stored.
+        dev.funes.redact.Redactor redactor = dev.funes.redact.Redactor.standard();
+        String text = redactor.redact(requiredString(args, "text").strip()).text();
         String project = optionalString(args, "project");
+        if (project != null) {
+            project = redactor.redact(project).text();
+        }
         String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT : clientName.strip();
         Instant now = clock.instant();
         Memory memory = Memory.builder(kind, agent, text)

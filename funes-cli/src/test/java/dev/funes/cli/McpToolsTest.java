@@ -136,6 +136,15 @@ class McpToolsTest {
     }
 
     @Test
+    void rememberRedactsSecretsBeforeStoring() throws IOException {
+        String token = "ghp_" + "Zq8vX2mL4rT7wY1bN5cK9dF3hJ6gP0sA2eQx";
+        JsonNode result = ok(tools.call("remember", Map.of("kind", "note",
+                "text", "The deploy job reads GITHUB_TOKEN=" + token + " from the vault."), "claude-code"));
+        String stored = open.store().get(result.get("id").asText()).orElseThrow().text();
+        assertThat(stored).doesNotContain(token).contains("[REDACTED:github-token]");
+    }
+
+    @Test
     void rememberWithoutAClientNameUsesMcpAndAnExplicitProject() throws IOException {
         JsonNode note = ok(tools.call("remember",
                 Map.of("kind", "note", "text", "The staging bank export arrives late on Mondays.", "project", "/p/ledger"), null));
