@@ -5,12 +5,7 @@ import dev.funes.Memory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -224,25 +219,10 @@ final class AiderReader {
     }
 
     ParseResult read() {
-        boolean complete;
-        LineReader lines = null;
-        try (InputStream in = Files.newInputStream(file)) {
-            lines = new LineReader(in, JsonLinesReader.MAX_LINE_BYTES);
-            while (lines.next()) {
-                line(lines);
-                drain();
-            }
-            complete = true;
-        } catch (NoSuchFileException e) {
-            problems.add(0, "file not found");
-            complete = false;
-        } catch (AccessDeniedException e) {
-            problems.add(0, "permission denied");
-            complete = false;
-        } catch (IOException e) {
-            problems.add(lines == null ? 0 : lines.number() + 1L, "read failed: " + e.getMessage());
-            complete = false;
-        }
+        boolean complete = LineReader.readFile(file, JsonLinesReader.MAX_LINE_BYTES, problems, lines -> {
+            line(lines);
+            drain();
+        });
         try {
             endBlock();
             chunker.finishAll();

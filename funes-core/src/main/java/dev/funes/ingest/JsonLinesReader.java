@@ -9,17 +9,12 @@ import dev.funes.Memory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Locale;
@@ -87,25 +82,10 @@ abstract class JsonLinesReader {
     }
 
     final ParseResult read() {
-        boolean complete;
-        LineReader lines = null;
-        try (InputStream in = Files.newInputStream(file)) {
-            lines = new LineReader(in, MAX_LINE_BYTES);
-            while (lines.next()) {
-                line(lines);
-                drain();
-            }
-            complete = true;
-        } catch (NoSuchFileException e) {
-            problems.add(0, "file not found");
-            complete = false;
-        } catch (AccessDeniedException e) {
-            problems.add(0, "permission denied");
-            complete = false;
-        } catch (IOException e) {
-            problems.add(lines == null ? 0 : lines.number() + 1L, "read failed: " + e.getMessage());
-            complete = false;
-        }
+        boolean complete = LineReader.readFile(file, MAX_LINE_BYTES, problems, lines -> {
+            line(lines);
+            drain();
+        });
         try {
             finish();
         } catch (RuntimeException e) {

@@ -2,7 +2,12 @@ package dev.funes.ingest;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * Reads a stream as lines of bytes, keeping each line's 1-based number and byte range, without
@@ -35,6 +40,30 @@ final class LineReader {
     LineReader(InputStream in, int maxLineBytes) {
         this.in = in;
         this.maxLineBytes = maxLineBytes;
+    }
+
+    /**
+     * Reads a whole file, handing each line to {@code perLine}. A file that cannot be opened or
+     * read is reported to {@code problems} (with the line that failed), never thrown.
+     *
+     * @return whether the file was read to its end
+     */
+    static boolean readFile(Path file, int maxLineBytes, Problems problems, Consumer<LineReader> perLine) {
+        LineReader lines = null;
+        try (InputStream in = Files.newInputStream(file)) {
+            lines = new LineReader(in, maxLineBytes);
+            while (lines.next()) {
+                perLine.accept(lines);
+            }
+            return true;
+        } catch (NoSuchFileException e) {
+            problems.add(0, "file not found");
+        } catch (AccessDeniedException e) {
+            problems.add(0, "permission denied");
+        } catch (IOException e) {
+            problems.add(lines == null ? 0 : lines.number() + 1L, "read failed: " + e.getMessage());
+        }
+        return false;
     }
 
     /** Advances to the next line; false at the end of the stream. */
