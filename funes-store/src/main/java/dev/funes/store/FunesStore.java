@@ -85,6 +85,19 @@ public final class FunesStore {
     }
 
     /**
+     * The store's view for memories with caller-supplied vectors and exact searches by vector
+     * (see {@link StoreVectors}); valid until the store is closed.
+     *
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     */
+    public static StoreVectors vectors(MemoryStore store) {
+        if (store instanceof SqliteMemoryStore s) {
+            return new CallerVectors(s);
+        }
+        throw new IllegalArgumentException("not a store opened by FunesStore: " + store);
+    }
+
+    /**
      * Checks the store in {@code dir} without opening it (opening rebuilds a damaged index
      * silently): SQLite's integrity and foreign keys, the schema version, the meta table, the
      * stored vectors (their lengths, their texts, and a few re-embedded with {@code embedder} to

@@ -500,7 +500,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /** Recomputes a session's row from its memories; removes it when none is left. */
-    private void refreshSession(String agent, String session) throws SQLException {
+    void refreshSession(String agent, String session) throws SQLException {
         try (PreparedStatement delete = writer.prepareStatement("DELETE FROM sessions WHERE agent = ? AND session = ?");
              PreparedStatement insert = writer.prepareStatement("""
                      INSERT INTO sessions (agent, session, project, first_at, last_at, memories)
@@ -614,7 +614,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /** {@link #deleteRow}'s answer when there is no such memory. */
-    private static final long NO_ROW = -2;
+    static final long NO_ROW = -2;
 
     /**
      * Deletes one memory inside the open transaction, refreshing its session and deleting its
@@ -622,7 +622,7 @@ final class SqliteMemoryStore implements MemoryStore {
      *
      * @return the id of the deleted vector, -1 if the vector stays, {@link #NO_ROW} if no such memory
      */
-    private long deleteRow(String id) throws SQLException {
+    long deleteRow(String id) throws SQLException {
         long seq;
         long vectorId;
         String agent;
@@ -659,15 +659,68 @@ final class SqliteMemoryStore implements MemoryStore {
         return -1;
     }
 
+    /** A write for {@link #transaction}: runs on the writer connection inside the transaction. */
+    @FunctionalInterface
+    interface Write<T> {
+        T apply(Connection writer) throws SQLException;
+    }
+
+    /**
+     * Runs {@code body} in one write transaction under both write locks and commits it; rolls
+     * back if it throws. {@code afterCommit} runs after the commit, still under the locks (to tell
+     * the ANN index about vectors). For writers other than {@link #addAll} ({@link CallerVectors}).
+     */
+    <T> T transaction(String what, Write<T> body, java.util.function.Consumer<T> afterCommit) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            writeLock.lock();
+            try {
+                T result;
+                try (WriteLock.Held held = fileLock.acquire(what)) {
+                    writer.setAutoCommit(false);
+                    try {
+                        result = body.apply(writer);
+                        writer.commit();
+                    } catch (SQLException | RuntimeException e) {
+                        writer.rollback();
+                        throw e;
+                    } finally {
+                        writer.setAutoCommit(true);
+                    }
+                } catch (SQLException e) {
+                    throw new StoreException("cannot " + what + " in the store " + dir + " (nothing was changed): "
+                            + message(e), e);
+                }
+                afterCommit.accept(result);
+                return result;
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** Tells the ANN index about vectors a {@link #transaction} committed and deleted. */
+    void vectorsChanged(List<AnnIndex.Entry> added, List<Long> deleted) {
+        deleted.forEach(ann::removed);
+        afterCommit(added);
+    }
+
+    int dimension() {
+        return dimension;
+    }
+
     // ---------------------------------------------------------------- reads
 
     @FunctionalInterface
-    private interface Read<T> {
+    interface Read<T> {
         T apply(Connection connection) throws SQLException;
     }
 
     /** Runs {@code read} in one read transaction on a pooled read connection. */
-    private <T> T read(String what, Read<T> read) {
+    <T> T read(String what, Read<T> read) {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
@@ -913,7 +966,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * The request's filters as SQL over {@code memories m}: the same conditions as
      * {@link SearchRequest#matches}, which is still applied to every candidate.
      */
-    private record Filter(String sql, List<String> params) {
+    record Filter(String sql, List<String> params) {
 
         static Filter of(SearchRequest r) {
             StringBuilder sql = new StringBuilder();

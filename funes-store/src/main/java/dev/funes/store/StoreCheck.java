@@ -316,7 +316,10 @@ final class StoreCheck {
         }
     }
 
-    /** Re-embeds a few stored texts: a changed model under the same id would make every dense answer wrong. */
+    /**
+     * Re-embeds a few stored texts: a changed model under the same id would make every dense answer
+     * wrong. Vectors a caller supplied ({@link CallerVectors}) are not the model's to recompute.
+     */
     private void model(Connection c, Inspection in) {
         if (embedder == null) {
             in.add("model", Status.WARNING, "stored vectors not compared with the model (no embedder given)");
@@ -331,8 +334,8 @@ final class StoreCheck {
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT v.id, v.embedding, (SELECT m.text FROM memories m WHERE m.vector_id = v.id ORDER BY m.seq LIMIT 1)
                 FROM vectors v
-                WHERE v.id IN (SELECT id FROM vectors ORDER BY id LIMIT ?)
-                   OR v.id IN (SELECT id FROM vectors ORDER BY id DESC LIMIT ?)
+                WHERE v.id IN (SELECT id FROM vectors WHERE content_hash NOT LIKE 'vector:%' ORDER BY id LIMIT ?)
+                   OR v.id IN (SELECT id FROM vectors WHERE content_hash NOT LIKE 'vector:%' ORDER BY id DESC LIMIT ?)
                 ORDER BY v.id""")) {
             ps.setInt(1, MODEL_SAMPLE);
             ps.setInt(2, MODEL_SAMPLE);
