@@ -659,15 +659,47 @@ final class SqliteMemoryStore implements MemoryStore {
         return -1;
     }
 
+    /**
+     * Runs {@code work} in one write transaction on the writer connection, under this process's
+     * and the store's write locks: for tables other than the memories' (see {@link SqliteLinkTables}).
+     */
+    <T> T write(String what, Read<T> work) {
+        lifecycle.readLock().lock();
+        try {
+            ensureOpen();
+            writeLock.lock();
+            try (WriteLock.Held held = fileLock.acquire(what)) {
+                writer.setAutoCommit(false);
+                try {
+                    T result = work.apply(writer);
+                    writer.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    writer.rollback();
+                    throw e;
+                } finally {
+                    writer.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                throw new StoreException("cannot " + what + " in the store " + dir + " (nothing was changed): "
+                        + message(e), e);
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
     // ---------------------------------------------------------------- reads
 
     @FunctionalInterface
-    private interface Read<T> {
+    interface Read<T> {
         T apply(Connection connection) throws SQLException;
     }
 
     /** Runs {@code read} in one read transaction on a pooled read connection. */
-    private <T> T read(String what, Read<T> read) {
+    <T> T read(String what, Read<T> read) {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
