@@ -36,6 +36,8 @@ final class EvidenceScanner {
             "\\[([^\\[\\]\\n]{1,200}?)(?: \\(root-commit\\))? ([0-9a-f]{7,40})\\] ?([^\\n]*)");
     /** Aider's commit note as the reader renders it. */
     private static final Pattern AIDER_COMMIT = Pattern.compile("(?m)^\\s*\\[commit\\] ([0-9a-f]{7,40})(?: ([^\\n]*))?$");
+    /** An Aider commit known from metadata of another part of the exchange that made it. */
+    private static final double OTHER_PART = 0.9;
     private static final Pattern HEX = Pattern.compile("[0-9a-f]{7,64}");
 
     /** Tool labels whose key input is one file that the call wrote. */
@@ -56,13 +58,15 @@ final class EvidenceScanner {
             put(found, new Found(m.group(1), Evidence.AIDER_COMMIT, Evidence.AIDER_COMMIT.confidence(),
                     blankToNull(m.group(2))));
         }
+        // The reader's "commits" metadata lists every commit of the session so far, set on the
+        // exchange that made the last of them: so only that last one is this exchange's, and only
+        // parts of the exchange without the commit line itself need it.
         String aider = memory.metadata().get("commits");
-        if (aider != null && "aider".equals(memory.agent())) {
-            for (String sha : aider.split(",")) {
-                String s = sha.strip().toLowerCase(Locale.ROOT);
-                if (HEX.matcher(s).matches()) {
-                    put(found, new Found(s, Evidence.AIDER_COMMIT, Evidence.AIDER_COMMIT.confidence(), null));
-                }
+        if (aider != null && found.isEmpty() && "aider".equals(memory.agent())) {
+            String[] shas = aider.split(",");
+            String s = shas[shas.length - 1].strip().toLowerCase(Locale.ROOT);
+            if (HEX.matcher(s).matches()) {
+                put(found, new Found(s, Evidence.AIDER_COMMIT, OTHER_PART, null));
             }
         }
         m = COMMIT_OUTPUT.matcher(text);

@@ -96,6 +96,12 @@ final class WhyQuery implements AutoCloseable {
 
     /** Adds the memories of links, their confidence times {@code factor}, judged stale against {@code file}. */
     private void addLinks(List<LinkTables.Link> links, double factor, String file) {
+        Map<String, String> details = new HashMap<>();
+        for (LinkTables.Link link : links) {
+            if (link.detail() != null) {
+                details.putIfAbsent(link.sha(), link.detail());
+            }
+        }
         for (LinkTables.Link link : links) {
             Evidence evidence;
             try {
@@ -113,7 +119,7 @@ final class WhyQuery implements AutoCloseable {
             c.evidence = evidence;
             c.confidence = link.confidence() * factor;
             c.sha = commit != null ? commit.sha() : link.sha();
-            c.title = commit != null ? commit.subject() : link.detail();
+            c.title = commit != null ? commit.subject() : details.get(link.sha());
             c.repo = commit != null ? commit.repo() : link.repo();
             c.file = file;
             offer(c);
