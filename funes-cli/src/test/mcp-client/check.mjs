@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 const CLIENT_NAME = "funes-mcp-check";
 const SAMPLE_SESSION = "5f0c2b9e-3d4a-4e8b-9c1d-7a6b5c4d3e2f";
 const SAMPLE_PROJECT = "/home/dev/projects/ledger-sync";
+const SAMPLE_COMMIT = "4e1c9a7";
 
 function options(argv) {
   const opts = { java: "java" };
@@ -80,11 +81,12 @@ async function main() {
       console.log(`<- ${tool.name}(${Object.keys(tool.inputSchema.properties ?? {}).join(", ")}) required=${JSON.stringify(tool.inputSchema.required ?? [])}`);
     }
     const names = tools.map((t) => t.name).sort();
-    check(JSON.stringify(names) === JSON.stringify(["recent_sessions", "remember", "search_memory"]),
-      "exactly the tools recent_sessions, remember, search_memory", names);
+    check(JSON.stringify(names) === JSON.stringify(["recent_sessions", "remember", "search_memory", "why"]),
+      "exactly the tools recent_sessions, remember, search_memory, why", names);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     check(JSON.stringify(byName.search_memory?.inputSchema.required) === '["query"]', "search_memory requires query");
     check(JSON.stringify(byName.remember?.inputSchema.required) === '["kind","text"]', "remember requires kind and text");
+    check(JSON.stringify(byName.why?.inputSchema.required) === '["target"]', "why requires target");
 
     const decision = "Decided: the nightly ledger import runs at 02:30 UTC, after the bank export lands, "
       + "because runs at midnight read half-written export files.";
@@ -135,6 +137,28 @@ async function main() {
     const bad = await call(client, "search_memory", { query: "ledger", after: "last tuesday" });
     check(bad.isError === true && /after/.test(bad.content?.[0]?.text ?? ""),
       "a malformed 'after' is an error result that names the argument", bad.content);
+
+    // The sample session commits with `git commit`; its output "[main 4e1c9a7] ..." links the exchange.
+    const why = await call(client, "why", { target: SAMPLE_COMMIT, limit: 3 });
+    const whyHits = why.structuredContent?.hits ?? [];
+    const maker = whyHits[0];
+    check(!why.isError && maker !== undefined, "why <sha> answers with hits", why.content);
+    check(maker?.evidence === "commit-output" && maker?.confidence >= 0.9 && maker?.commit === SAMPLE_COMMIT
+      && maker?.stale === false, "the first hit was linked by the git commit output, with high confidence", maker);
+    check(maker?.agent === "claude-code" && maker?.session === SAMPLE_SESSION && maker?.source?.path.endsWith("sample-session.jsonl"),
+      "it is the sample session's exchange, citing the sample log", maker);
+    if (maker?.source) {
+      const lines = readFileSync(maker.source.path, "utf8").split("\n");
+      check(lines.slice(maker.source.lineStart - 1, maker.source.lineEnd).join("\n").includes(`[main ${SAMPLE_COMMIT}]`),
+        "its source lines hold the commit output");
+    }
+    const whyText = await call(client, "why", { target: "when does the nightly ledger import run" });
+    const textHits = whyText.structuredContent?.hits ?? [];
+    check(!whyText.isError && textHits[0]?.id === note.id && textHits[0]?.evidence === "search",
+      "why with a question falls back to search, decisions first", textHits.map((h) => [h.kind, h.evidence]));
+    const whyBad = await call(client, "why", { target: "  " });
+    check(whyBad.isError === true && /target/.test(whyBad.content?.[0]?.text ?? ""),
+      "a blank target is an error result that names the argument", whyBad.content);
 
     const recent = await call(client, "recent_sessions", { limit: 5 });
     const sessions = recent.structuredContent?.sessions ?? [];

@@ -4,6 +4,8 @@ import dev.funes.FunesException;
 import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
 import dev.funes.ingest.Indexer;
+import dev.funes.why.LinkReport;
+import dev.funes.why.Why;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,6 +26,10 @@ final class IndexCommand implements Callable<Integer> {
             description = "A log file or a folder to walk; repeatable. Default: every supported agent's default location.")
     List<Path> paths;
 
+    @Option(names = "--repo", paramLabel = "DIR",
+            description = "A git repository to link memories to, besides those the sessions ran in; repeatable.")
+    List<Path> repos;
+
     @Option(names = "--model", paramLabel = "ID",
             description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q.")
     String model;
@@ -39,11 +45,16 @@ final class IndexCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         IndexReport report;
+        LinkReport links;
         try (OpenStore open = OpenStore.open(storeOptions.dir(), model);
              ProgressBar progress = ProgressBar.forTerminal(err)) {
             report = Indexer.builder(open.store()).listener(progress).build().index(roots);
+            // Commits of the sessions' repositories, and which memories made them (docs/WHY.md).
+            links = Why.over(open.store()).link(repos == null ? List.of() : repos);
         }
         spec.commandLine().getOut().println(report.summary());
+        spec.commandLine().getOut().println(links.summary());
+        links.problems().forEach(p -> err.println("funes: " + p));
         return report.problems().isEmpty() && report.filesFailed() == 0 ? 0 : Main.EXIT_PARTIAL;
     }
 }

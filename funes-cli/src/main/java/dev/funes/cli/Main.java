@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Local, owned memory for coding agents, built from their session logs.",
         subcommands = {
-            IndexCommand.class, WatchCommand.class, SearchCommand.class, StatsCommand.class, DemoCommand.class,
+            IndexCommand.class, WatchCommand.class, SearchCommand.class, WhyCommand.class, StatsCommand.class, DemoCommand.class,
             CheckCommand.class, McpCommand.class,
             CommandLine.HelpCommand.class
         })

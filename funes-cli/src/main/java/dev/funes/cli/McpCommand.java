@@ -32,7 +32,7 @@ import picocli.CommandLine.Mixin;
  * <p>Stdout carries the protocol and nothing else: before the server starts, {@code System.out}
  * is pointed at stderr, so a stray print from any library cannot corrupt a message.
  */
-@Command(name = "mcp", description = "Serve the memory to agents over MCP (stdio): tools search_memory, remember, recent_sessions.")
+@Command(name = "mcp", description = "Serve the memory to agents over MCP (stdio): tools search_memory, why, remember, recent_sessions.")
 final class McpCommand implements Callable<Integer> {
 
     @Mixin

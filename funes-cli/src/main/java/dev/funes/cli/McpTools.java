@@ -11,6 +11,9 @@ import dev.funes.Provenance;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
+import dev.funes.why.Why;
+import dev.funes.why.WhyHit;
+import dev.funes.why.WhyRequest;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,6 +36,7 @@ final class McpTools {
     static final String SEARCH_MEMORY = "search_memory";
     static final String REMEMBER = "remember";
     static final String RECENT_SESSIONS = "recent_sessions";
+    static final String WHY = "why";
 
     /** Texts longer than this are cut in search results: a hit is a pointer, its source has the rest. */
     static final int MAX_TEXT = 800;
@@ -40,6 +44,8 @@ final class McpTools {
     static final int MAX_SEARCH_LIMIT = 50;
     static final int DEFAULT_SESSIONS_LIMIT = 10;
     static final int MAX_SESSIONS_LIMIT = 100;
+    static final int DEFAULT_WHY_LIMIT = 5;
+    static final int MAX_WHY_LIMIT = 50;
 
     /** The agent recorded for notes when the client did not say who it is. */
     static final String DEFAULT_AGENT = "mcp";
@@ -71,7 +77,7 @@ final class McpTools {
     // ---------------------------------------------------------------- schemas
 
     static List<McpSchema.Tool> definitions() {
-        return List.of(searchMemoryTool(), rememberTool(), recentSessionsTool());
+        return List.of(searchMemoryTool(), rememberTool(), recentSessionsTool(), whyTool());
     }
 
     private static McpSchema.Tool searchMemoryTool() {
@@ -124,6 +130,23 @@ final class McpTools {
                 .build();
     }
 
+    private static McpSchema.Tool whyTool() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("target", prop("string", "A commit sha (7 to 40 hex characters), a file path (relative to"
+                + " the repository or absolute, optionally path:line), or a question in words."));
+        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_WHY_LIMIT,
+                "description", "Number of hits (default " + DEFAULT_WHY_LIMIT + ")."));
+        return McpSchema.Tool.builder()
+                .name(WHY)
+                .title("Why")
+                .description("Why is this code the way it is? The decisions, exchanges and sessions behind a "
+                        + "commit, a file (or one line of it) or a topic, strongest evidence first, then newest. "
+                        + "Each hit says how it was linked (evidence, confidence), the commit it came through, "
+                        + "whether the file changed substantially since (stale), and its log source lines.")
+                .inputSchema(objectSchema(properties, List.of("target")))
+                .build();
+    }
+
     private static Map<String, Object> prop(String type, String description) {
         return Map.of("type", type, "description", description);
     }
@@ -155,6 +178,7 @@ final class McpTools {
                 case SEARCH_MEMORY -> searchMemory(args);
                 case REMEMBER -> remember(args, clientName);
                 case RECENT_SESSIONS -> recentSessions(args);
+                case WHY -> why(args);
                 default -> throw new ToolError("unknown tool '" + tool + "'");
             };
             return McpSchema.CallToolResult.builder()
@@ -282,6 +306,32 @@ final class McpTools {
             node.put("firstAt", info.firstAt() == null ? null : info.firstAt().toString());
             node.put("lastAt", info.lastAt() == null ? null : info.lastAt().toString());
             node.put("memories", info.memories());
+        }
+        return result;
+    }
+
+    ObjectNode why(Map<String, Object> args) {
+        WhyRequest request;
+        try {
+            request = WhyRequest.of(requiredString(args, "target"))
+                    .withLimit(integer(args, "limit", DEFAULT_WHY_LIMIT, MAX_WHY_LIMIT))
+                    .withBase(defaultProject == null ? null : java.nio.file.Path.of(defaultProject));
+        } catch (IllegalArgumentException e) {
+            throw new ToolError(e.getMessage());
+        }
+        ObjectNode result = MAPPER.createObjectNode();
+        ArrayNode hits = result.putArray("hits");
+        for (WhyHit hit : Why.over(store).why(request)) {
+            ObjectNode node = compactHit(new SearchHit(hit.memory(), hit.confidence(),
+                    new dev.funes.ScoreParts(0, 0, 0, 0, hit.confidence())));
+            node.remove("score");
+            node.put("evidence", hit.evidence().label());
+            node.put("confidence", hit.confidence());
+            node.put("commit", hit.commit());
+            node.put("commitTitle", hit.commitTitle());
+            node.put("stale", hit.stale());
+            node.put("staleReason", hit.staleReason());
+            hits.add(node);
         }
         return result;
     }

@@ -2,6 +2,7 @@ package dev.funes.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.funes.StoreStats;
+import dev.funes.why.Why;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,8 +28,10 @@ final class StatsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         StoreStats stats;
+        Map<String, Long> links;
         try (OpenStore open = OpenStore.existing(storeOptions.dir())) {
             stats = open.store().stats();
+            links = Why.over(open.store()).linkCounts();
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -40,6 +43,7 @@ final class StatsCommand implements Callable<Integer> {
             node.put("vectors", stats.vectors());
             node.set("byAgent", HitJson.MAPPER.valueToTree(new TreeMap<>(stats.byAgent())));
             node.set("byKind", HitJson.MAPPER.valueToTree(new TreeMap<>(stats.byKind())));
+            node.set("linksByEvidence", HitJson.MAPPER.valueToTree(new TreeMap<>(links)));
             node.put("model", stats.modelId());
             node.put("dimension", stats.dimension());
             node.put("databaseBytes", stats.databaseBytes());
@@ -53,6 +57,7 @@ final class StatsCommand implements Callable<Integer> {
         out.println("vectors    " + stats.vectors());
         printCounts("by agent", stats.byAgent(), out);
         printCounts("by kind", stats.byKind(), out);
+        printCounts("links to commits, by evidence", links, out);
         out.println("size       " + human(stats.databaseBytes()) + " database, " + human(stats.indexBytes()) + " index");
         return 0;
     }

@@ -66,7 +66,7 @@ class McpToolsTest {
     @Test
     void theToolsAreSearchRememberAndRecentSessionsWithStrictSchemas() {
         assertThat(McpTools.definitions()).extracting(McpSchema.Tool::name)
-                .containsExactly("search_memory", "remember", "recent_sessions");
+                .containsExactly("search_memory", "remember", "recent_sessions", "why");
         for (McpSchema.Tool tool : McpTools.definitions()) {
             assertThat(tool.inputSchema()).containsEntry("type", "object").containsEntry("additionalProperties", false);
             assertThat(tool.description()).isNotBlank();

@@ -98,6 +98,19 @@ public final class FunesStore {
     }
 
     /**
+     * The tables of {@code store} that link memories to git commits (see docs/WHY.md); valid while
+     * the store is open.
+     *
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     */
+    public static LinkTables links(MemoryStore store) {
+        if (store instanceof SqliteMemoryStore s) {
+            return new SqliteLinkTables(s);
+        }
+        throw new IllegalArgumentException("not a store opened by FunesStore: " + store);
+    }
+
+    /**
      * Checks the store in {@code dir} without opening it (opening rebuilds a damaged index
      * silently): SQLite's integrity and foreign keys, the schema version, the meta table, the
      * stored vectors (their lengths, their texts, and a few re-embedded with {@code embedder} to

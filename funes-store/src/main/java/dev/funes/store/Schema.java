@@ -97,6 +97,55 @@ final class Schema {
                       head_fingerprint TEXT NOT NULL,
                       format TEXT NOT NULL,
                       indexed_at TEXT NOT NULL
+                    ) WITHOUT ROWID""")),
+            new Migration(2, "git commits, their files, links from memories to commits, repository heads", List.of(
+                    """
+                    CREATE TABLE repo_heads (
+                      repo TEXT PRIMARY KEY,
+                      heads TEXT NOT NULL,
+                      scanned_at TEXT NOT NULL
+                    ) WITHOUT ROWID""",
+                    """
+                    CREATE TABLE commits (
+                      repo TEXT NOT NULL,
+                      sha TEXT NOT NULL,
+                      time TEXT NOT NULL,
+                      author TEXT NOT NULL,
+                      message TEXT NOT NULL,
+                      PRIMARY KEY (repo, sha)
+                    ) WITHOUT ROWID""",
+                    "CREATE INDEX commits_sha ON commits(sha)",
+                    "CREATE INDEX commits_time ON commits(repo, time)",
+                    """
+                    CREATE TABLE commit_files (
+                      repo TEXT NOT NULL,
+                      sha TEXT NOT NULL,
+                      path TEXT NOT NULL,
+                      change TEXT NOT NULL,
+                      old_path TEXT,
+                      PRIMARY KEY (repo, sha, path),
+                      FOREIGN KEY (repo, sha) REFERENCES commits(repo, sha) ON DELETE CASCADE
+                    ) WITHOUT ROWID""",
+                    "CREATE INDEX commit_files_path ON commit_files(repo, path)",
+                    // sha: as the evidence gave it, abbreviated or full; repo is NULL while no
+                    // scanned repository has the commit. Memory ids are not foreign keys: a link
+                    // outlives a memory replaced by a re-read until the next linking pass.
+                    """
+                    CREATE TABLE links (
+                      memory_id TEXT NOT NULL,
+                      sha TEXT NOT NULL,
+                      evidence TEXT NOT NULL,
+                      confidence REAL NOT NULL,
+                      repo TEXT,
+                      detail TEXT,
+                      linked_at TEXT NOT NULL,
+                      PRIMARY KEY (memory_id, sha, evidence)
+                    ) WITHOUT ROWID""",
+                    "CREATE INDEX links_sha ON links(sha)",
+                    """
+                    CREATE TABLE link_state (
+                      key TEXT PRIMARY KEY,
+                      value TEXT NOT NULL
                     ) WITHOUT ROWID""")));
 
     /** The schema version this code writes and the newest it can read. */

@@ -712,6 +712,14 @@ final class SqliteMemoryStore implements MemoryStore {
         return dimension;
     }
 
+    /**
+     * Runs {@code work} in one write transaction on the writer connection, under this process's
+     * and the store's write locks: for tables other than the memories' (see {@link SqliteLinkTables}).
+     */
+    <T> T write(String what, Read<T> work) {
+        return transaction(what, work::apply, result -> { });
+    }
+
     // ---------------------------------------------------------------- reads
 
     @FunctionalInterface

@@ -1,0 +1,124 @@
+package dev.funes.why;
+
+import dev.funes.Embedder;
+import dev.funes.MemoryStore;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.ingest.Indexer;
+import dev.funes.store.FunesStore;
+import dev.funes.store.LinkTables;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Linking on the real agent logs of the shared fixtures. Their repositories are not here, so this
+ * is evidence-only linking: links to shas whose commit objects are unknown.
+ */
+class FixturesLinkTest {
+
+    static final Path FIXTURES = Path.of(System.getProperty("funes.shared.dir", "../../shared")).resolve("fixtures");
+    /** Aider's note after it committed; "> Committing x before applying edits" is not one. */
+    static final Pattern AIDER_COMMIT = Pattern.compile("^> Commit ([0-9a-f]{7,40}) ");
+
+    @TempDir
+    static Path tmp;
+    static Embedder embedder;
+    static MemoryStore store;
+    static LinkReport report;
+
+    @BeforeAll
+    static void indexAndLink() {
+        assumeTrue(Files.isDirectory(FIXTURES), "skipped: shared fixtures not found at " + FIXTURES);
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        store = FunesStore.open(tmp.resolve("store"), embedder);
+        Indexer.builder(store).build().index(List.of(FIXTURES));
+        report = Why.over(store).link();
+        System.out.println("Fixtures " + report.summary());
+    }
+
+    @AfterAll
+    static void close() {
+        if (store != null) {
+            store.close();
+        }
+        if (embedder != null) {
+            embedder.close();
+        }
+    }
+
+    record CommitLine(Path file, int line, String sha) {
+    }
+
+    @Test
+    void everyAiderCommitLineIsLinkedToTheExchangeThatHoldsIt() throws Exception {
+        List<CommitLine> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.list(FIXTURES.resolve("aider"))) {
+            for (Path file : files.sorted().toList()) {
+                List<String> text = Files.readAllLines(file, StandardCharsets.UTF_8);
+                for (int i = 0; i < text.size(); i++) {
+                    Matcher m = AIDER_COMMIT.matcher(text.get(i));
+                    if (m.find()) {
+                        lines.add(new CommitLine(file.toAbsolutePath().normalize(), i + 1, m.group(1)));
+                    }
+                }
+            }
+        }
+        // grep -hE '^> Commit [0-9a-f]{7,40} ' fixtures/aider/* | wc -l: 81 today (104 with "> Committing")
+        assertThat(lines).hasSizeGreaterThan(50);
+        LinkTables tables = FunesStore.links(store);
+        int linked = 0;
+        List<CommitLine> missing = new ArrayList<>();
+        for (CommitLine c : lines) {
+            boolean found = tables.linksTo(c.sha()).stream()
+                    .filter(l -> l.evidence().equals(Evidence.AIDER_COMMIT.label()) && l.sha().equals(c.sha()))
+                    .map(l -> store.get(l.memoryId()).orElseThrow())
+                    .anyMatch(m -> m.provenance() != null && m.provenance().source().equals(c.file())
+                            && m.provenance().lineStart() <= c.line() && c.line() <= m.provenance().lineEnd());
+            if (found) {
+                linked++;
+            } else {
+                missing.add(c);
+            }
+        }
+        assertThat(missing).as("commit lines without a link from the exchange holding them").isEmpty();
+        assertThat(linked).isEqualTo(lines.size());
+        // No repository: the commits are unknown, the links still answer why.
+        CommitLine first = lines.get(0);
+        List<WhyHit> hits = Why.over(store).why(WhyRequest.of(first.sha()));
+        assertThat(hits).isNotEmpty();
+        assertThat(hits.get(0).evidence()).isEqualTo(Evidence.AIDER_COMMIT);
+        assertThat(hits.get(0).memory().provenance().source()).isEqualTo(first.file());
+        assertThat(hits.get(0).commitTitle()).isNotBlank();
+        assertThat(hits).noneMatch(WhyHit::stale);
+    }
+
+    @Test
+    void linksOfEveryExplicitKindAreFoundInTheFixtures() {
+        Map<String, Long> total = report.linksTotal();
+        assertThat(report.repositories()).isEmpty();
+        assertThat(total.get("aider-commit")).isPositive();
+        assertThat(total.get("commit-output")).isPositive(); // Claude Code Bash results
+        assertThat(total.get("session-head")).isPositive();  // Codex session_meta, Cline environment
+        // git commit output in the Claude Code fixtures: "[main 76000c9] Add MODEL_NAME ..."
+        List<WhyHit> hits = Why.over(store).why(WhyRequest.of("76000c9"));
+        assertThat(hits).isNotEmpty();
+        assertThat(hits.get(0).evidence()).isEqualTo(Evidence.COMMIT_OUTPUT);
+        assertThat(hits.get(0).memory().agent()).isEqualTo("claude-code");
+        assertThat(hits.get(0).commitTitle()).startsWith("Add MODEL_NAME");
+    }
+}

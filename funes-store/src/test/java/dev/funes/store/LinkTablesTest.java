@@ -1,0 +1,104 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The link tables of schema version 2 on a real store: sha matching either way, merging, clean-up, migration. */
+class LinkTablesTest {
+
+    static final String FULL = "4e1c9a7d2b3c4d5e6f708192a3b4c5d6e7f80912";
+    static Embedder embedder;
+
+    @BeforeAll
+    static void embedder() {
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    static void close() {
+        embedder.close();
+    }
+
+    @Test
+    void abbreviatedAndFullShasFindEachOtherAndCommitsNameTheirRepository(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Memory m = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "User: commit it\n[main 4e1c9a7] Parse twice").build();
+            Memory other = Memory.builder(MemoryKind.EXCHANGE, "aider", "User: add a cache").build();
+            store.addAll(List.of(m, other));
+            LinkTables t = FunesStore.links(store);
+            assertThat(t.putLinks(List.of(new LinkTables.Link(m.id(), "4E1C9A7", "commit-output", 0.9, null, "Parse twice"),
+                    new LinkTables.Link(other.id(), FULL, "session-head", 0.4, null, null)), 2)).isEqualTo(2);
+            assertThat(t.linksTo(FULL)).extracting(LinkTables.Link::memoryId).containsExactlyInAnyOrder(m.id(), other.id());
+            assertThat(t.linksTo("4e1c9a7")).hasSize(2);
+            assertThat(t.linksTo("4e1c9a8")).isEmpty();
+            // The same link again keeps the higher confidence and counts as nothing new.
+            assertThat(t.putLinks(List.of(new LinkTables.Link(m.id(), "4e1c9a7", "commit-output", 0.95, null, null)), -1)).isZero();
+            assertThat(t.linksFrom(m.id())).singleElement().satisfies(l -> {
+                assertThat(l.confidence()).isEqualTo(0.95);
+                assertThat(l.detail()).isEqualTo("Parse twice");
+                assertThat(l.repo()).isNull();
+            });
+            assertThat(t.scannedUpTo()).isEqualTo(2);
+
+            Instant time = Instant.parse("2026-03-02T10:38:00Z");
+            assertThat(t.putCommits("/src/ledger", List.of(new LinkTables.Commit("/src/ledger", FULL, time, "Dev <d@x>",
+                    "Parse twice\n\nbody", List.of(new LinkTables.FileChange("src/Parser.java", "M", null)))), FULL)).isEqualTo(1);
+            assertThat(t.linksFrom(m.id()).get(0).repo()).isEqualTo("/src/ledger");
+            assertThat(t.commits("4e1c")).singleElement().satisfies(c -> {
+                assertThat(c.subject()).isEqualTo("Parse twice");
+                assertThat(c.files()).extracting(LinkTables.FileChange::path).containsExactly("src/Parser.java");
+            });
+            assertThat(t.commitsTouching("/src/ledger", "src/Parser.java", 5)).hasSize(1);
+            assertThat(t.commitsBetween("/src/ledger", time, time)).hasSize(1);
+            assertThat(t.heads("/src/ledger")).contains(FULL);
+            assertThatThrownBy(() -> t.commits("xyz")).isInstanceOf(IllegalArgumentException.class);
+
+            // A deleted memory's links are not counted, and go at the next write.
+            store.delete(other.id());
+            assertThat(t.linkCounts()).containsExactly(java.util.Map.entry("commit-output", 1L));
+            t.putLinks(List.of(), -1);
+            assertThat(t.linksTo(FULL)).extracting(LinkTables.Link::memoryId).containsExactly(m.id());
+        }
+    }
+
+    @Test
+    void aVersionOneStoreIsMigratedAndKeepsItsMemories(@TempDir Path dir) throws Exception {
+        Memory m = Memory.builder(MemoryKind.NOTE, "me", "CI checks out the default branch").build();
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.add(m);
+        }
+        // Back to what version 1 wrote.
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            for (String table : List.of("links", "commit_files", "commits", "repo_heads", "link_state")) {
+                s.execute("DROP TABLE " + table);
+            }
+            s.execute("PRAGMA user_version = 1");
+        }
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(FunesStore.openReport(store).schemaVersionFound()).isEqualTo(1);
+            assertThat(FunesStore.openReport(store).schemaVersion()).isEqualTo(2);
+            assertThat(store.get(m.id())).contains(m);
+            assertThat(FunesStore.links(store).linkCounts()).isEmpty();
+            assertThat(FunesStore.links(store).memoriesAfter(0, 10)).extracting(s -> s.memory().id()).containsExactly(m.id());
+        }
+    }
+}
