@@ -60,9 +60,22 @@ import java.util.function.Consumer;
  *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
- *       ids are deterministic, so nothing is stored twice. The last batch is stored with
- *       {@link MemoryStore#replaceSource}: memories stored from the file earlier that this read did
- *       not produce (an exchange stored while it was still being written) are deleted with it.</li>
+ *       ids are deterministic, so nothing is stored twice. The last batch of a read from the
+ *       beginning is stored with {@link MemoryStore#replaceSource}: memories stored from the file
+ *       earlier that this read did not produce (an exchange stored while it was still being
+ *       written) are deleted with it. A memory read again whose stored version differs in what
+ *       its id does not cover (its {@code part} metadata) replaces that version.</li>
+ *   <li><b>Reading on.</b> A grown log of a format that can resume (Claude Code, Codex, generic
+ *       JSON Lines) is read from the resume point its checkpoint keeps
+ *       ({@link SourceState#resume()}): the request of the exchange still open when the last read
+ *       ended, with the reader's state there. The memories are those a read from the beginning
+ *       gives; what the last read gave from that point on and this one does not is deleted just
+ *       before the last batch. A file shorter than what was read (truncated), whose first bytes
+ *       differ from the checkpoint's fingerprint (replaced), whose file key (inode) changed
+ *       (rotated), or whose last record read is no longer where it was (rewritten; checked before
+ *       anything of the read is stored) is read from the beginning. Whole-document formats are
+ *       always read from the beginning. {@link IndexReport#filesResumed()} and
+ *       {@link IndexReport#bytesRead()} count this.</li>
  *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
  *       modification time (to the millisecond), the same format, and covers the whole file is not
  *       read again. A file still being written (its last line incomplete) is read again next time.</li>
@@ -331,7 +344,9 @@ public final class Indexer {
     }
 
     /**
-     * A log holding {@link Privacy#IGNORE_MARKER} is not indexed: what an earlier run stored from
+     * A log in which a typed request says {@link Privacy#IGNORE_MARKER} ({@link Privacy#isIgnoreDirective})
+     * is not indexed: only a file whose bytes (from the resume point on, if any) hold the marker is
+     * parsed once more to look for such a request. What an earlier run stored from
      * it is deleted (by the ids a parse yields), and a checkpoint under the pseudo-format
      * {@value #IGNORED_FORMAT} records the decision so the unchanged file is not read again.
      */
