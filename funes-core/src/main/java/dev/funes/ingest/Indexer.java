@@ -297,6 +297,10 @@ public final class Indexer {
                     } catch (Resume.Mismatch e) {
                         LOG.debug("{} changed before its resume point ({}); reading it again from the start", file,
                                 e.getMessage());
+                        // The part before the resume point was looked at for a directive before it changed.
+                        if (skippedByRequest(file, format, previous.get(), size, modified, head, null, run)) {
+                            return;
+                        }
                         batches = new Batches(run, Resume.Plan.full(), null, true);
                         result = parse(format, file, batches, size);
                     }
@@ -305,6 +309,14 @@ public final class Indexer {
                 }
             } catch (StoreFailure e) {
                 throw e;
+            } catch (DirectiveSeen e) {
+                // Missed by the look before the read (it cannot be, but such a memory must never stay).
+                LOG.warn("{}: an ignore directive was found while reading; what was stored from it is deleted", file);
+                forget(file, format, true, head);
+                run.filesSkippedByRequest++;
+                run.stored = run.stored.plus(batches.stored);
+                listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
+                return;
             } catch (RuntimeException e) {
                 LOG.debug("Format {} failed on {}", format.name(), file, e);
                 batches.flush(null);
@@ -363,22 +375,27 @@ public final class Indexer {
             } catch (IOException e) {
                 return false; // the parse meets the same error and reports it
             }
-            if (previous != null && !known) {
-                format.parse(file, m -> store.delete(m.id()));
-            }
-            try {
-                BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-                // Keeping no id also deletes what the parse cannot give back (stale versions).
-                store.replaceSource(List.of(), new SourceState(file, attrs.size(),
-                        attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
-                        fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
-            } catch (IOException e) {
-                LOG.debug("{} vanished while it was skipped", file, e);
-            }
+            forget(file, format, previous != null && !known, head);
         }
         run.filesSkippedByRequest++;
         listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
         return true;
+    }
+
+    /** Deletes what was stored from a skipped file and stores its {@value #IGNORED_FORMAT} checkpoint. */
+    private void forget(Path file, LogFormat format, boolean storedBefore, byte[] head) {
+        if (storedBefore) {
+            format.parse(file, m -> store.delete(m.id()));
+        }
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+            // Keeping no id also deletes what the parse cannot give back (stale versions).
+            store.replaceSource(List.of(), new SourceState(file, attrs.size(),
+                    attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
+                    fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
+        } catch (IOException e) {
+            LOG.debug("{} vanished while it was skipped", file, e);
+        }
     }
 
     /**
@@ -633,6 +650,15 @@ public final class Indexer {
         }
     }
 
+    /** Thrown through a format's parse when a memory carries {@link Privacy#DIRECTIVE_KEY}: it is never stored. */
+    private static final class DirectiveSeen extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DirectiveSeen() {
+            super(null, null, false, false);
+        }
+    }
+
     /** Thrown through a format's parse when the store fails, so it is told apart from format bugs. */
     private static final class StoreFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -668,6 +694,9 @@ public final class Indexer {
 
         @Override
         public void accept(Memory memory) {
+            if (memory != null && memory.metadata().containsKey(Privacy.DIRECTIVE_KEY)) {
+                throw new DirectiveSeen();
+            }
             // The store sees only redacted memories, and the ids it keeps are theirs.
             Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
             batch.add(redacted);

@@ -218,6 +218,30 @@ class ResumeTest {
         assertSameAsFresh(store, file);
     }
 
+    /**
+     * A directive written into the part before the resume point (the first 4 KiB unchanged): the
+     * rewritten file is looked at again from its start, and skipped.
+     */
+    @Test
+    void aDirectiveRewrittenBeforeTheResumePointIsStillHeard() throws IOException {
+        String longFirst = Records.request(1, "Summarise this design: " + "the cache evicts least recently used entries. ".repeat(120));
+        List<String> lines = new ArrayList<>(List.of(longFirst, Records.answer(2, "msg_1", "Done."),
+                Records.request(3, "Rename the cache class"), Records.answer(4, "msg_2", "Renamed."),
+                Records.request(5, "Now add a test"), Records.answer(6, "msg_3", "Added.")));
+        Path file = Records.write(tmp.resolve("p/s.jsonl"), lines).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(Resume.Token.parse(store.source(file).orElseThrow().resume()).point().line()).isEqualTo(5);
+
+        lines.set(2, Records.request(3, "funes:ignore"));
+        lines.add(Records.request(7, "And document it"));
+        Records.write(file, lines);
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesSkippedByRequest()).isEqualTo(1);
+        assertThat(store.all()).isEmpty();
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     /**
