@@ -17,9 +17,12 @@ import java.util.Objects;
  * @param headFingerprint a hash of the file's first bytes, to recognise a replaced file
  * @param format          the name of the log format that read it, for example {@code claude-code}
  * @param indexedAt       when it was read
+ * @param resume          what the indexer needs to read on from where it stopped when the file
+ *                        grows (an opaque, versioned text it writes and reads back; the store
+ *                        keeps it as it is); empty when the next read must start at the beginning
  */
 public record SourceState(Path path, long size, Instant lastModified, long indexedBytes, long indexedLines,
-                          String headFingerprint, String format, Instant indexedAt) {
+                          String headFingerprint, String format, Instant indexedAt, String resume) {
 
     /** Validates the fields and normalizes the path. */
     public SourceState {
@@ -35,5 +38,12 @@ public record SourceState(Path path, long size, Instant lastModified, long index
             throw new IllegalArgumentException("indexedLines is negative: " + indexedLines);
         }
         headFingerprint = headFingerprint == null ? "" : headFingerprint;
+        resume = resume == null ? "" : resume;
+    }
+
+    /** A checkpoint with no resume point: the next read of the grown file starts at its beginning. */
+    public SourceState(Path path, long size, Instant lastModified, long indexedBytes, long indexedLines,
+                       String headFingerprint, String format, Instant indexedAt) {
+        this(path, size, lastModified, indexedBytes, indexedLines, headFingerprint, format, indexedAt, "");
     }
 }

@@ -213,16 +213,26 @@ final class Chunker {
         return current() != null;
     }
 
-    /** A request: ends the current exchange of the record's chain and starts a new one. */
-    void request(Rec r, String text, RequestKind kind) {
+    /**
+     * A request: ends the current exchange of the record's chain and starts a new one.
+     *
+     * @return whether every exchange begun before {@code r} is now ended, so that a read starting
+     *         at {@code r} with a new chunker gives the same memories from here on: a point a
+     *         reader may resume from
+     */
+    boolean request(Rec r, String text, RequestKind kind) {
         text = Privacy.strip(text);
         switchTo(r.sidechain());
         finish(current());
         String label = r.sidechain() ? "Task from the parent agent: "
                 : kind == RequestKind.COMMAND ? "User command: " : "User: ";
         Exchange ex = new Exchange(r, Text.oneLine(text, CONTEXT_CHARS), r.line(), kind == RequestKind.COMMAND);
+        if (kind == RequestKind.TYPED && Privacy.isIgnoreDirective(text)) {
+            ex.annotations.put(Privacy.DIRECTIVE_KEY, "true");
+        }
         setCurrent(ex);
         add(ex, r, new Entry(EntryKind.REQUEST, r, null, label + Text.headTail(text, REQUEST_CHARS)));
+        return (onSide ? main : side) == null;
     }
 
     /** A text block of an assistant message; consecutive blocks of one message are merged. */

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  * Claude Code session logs: {@code ~/.claude/projects/<project>/<session>.jsonl} and sub-agent
  * transcripts in {@code <session>/subagents/agent-<id>.jsonl}. See docs/FORMATS.md.
  */
-final class ClaudeCodeFormat implements LogFormat {
+final class ClaudeCodeFormat implements ResumableFormat {
 
     static final ClaudeCodeFormat INSTANCE = new ClaudeCodeFormat();
 
@@ -73,8 +73,8 @@ final class ClaudeCodeFormat implements LogFormat {
     }
 
     @Override
-    public ParseResult parse(Path file, Consumer<Memory> sink) {
-        return new ClaudeCodeReader(file.toAbsolutePath().normalize(), sink).read();
+    public ParseResult parse(Path file, Consumer<Memory> sink, Resume.Plan plan) {
+        return new ClaudeCodeReader(file.toAbsolutePath().normalize(), sink).read(plan);
     }
 
     @Override

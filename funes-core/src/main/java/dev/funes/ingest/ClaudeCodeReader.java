@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
@@ -188,16 +189,37 @@ final class ClaudeCodeReader extends JsonLinesReader {
             Matcher args = COMMAND_ARGS.matcher(t);
             String name = command.group(1).strip();
             String arguments = args.find() ? args.group(1).strip() : "";
-            chunker.request(rec, (name.startsWith("/") ? name : "/" + name) + (arguments.isEmpty() ? "" : " " + arguments),
+            request(rec, (name.startsWith("/") ? name : "/" + name) + (arguments.isEmpty() ? "" : " " + arguments),
                     Chunker.RequestKind.COMMAND);
             return;
         }
         Matcher bash = BASH_INPUT.matcher(t);
         if (t.startsWith("<bash-input>") && bash.find()) {
-            chunker.request(rec, "! " + bash.group(1).strip(), Chunker.RequestKind.COMMAND);
+            request(rec, "! " + bash.group(1).strip(), Chunker.RequestKind.COMMAND);
             return;
         }
-        chunker.request(rec, Text.clean(t), Chunker.RequestKind.TYPED);
+        request(rec, Text.clean(t), Chunker.RequestKind.TYPED);
+    }
+
+    /**
+     * A request. An assistant message does not span a request, so its blocks seen so far are
+     * forgotten here; with every earlier exchange ended, the next read may start at this record.
+     */
+    private void request(Rec rec, String text, Chunker.RequestKind kind) {
+        messageId = null;
+        messageBlocks.clear();
+        if (chunker.request(rec, text, kind) && pendingSummaries.isEmpty()) {
+            ObjectNode context = JSON.createObjectNode();
+            context.put("session", fileSession);
+            context.put("cwd", fileCwd);
+            resumeHere(rec.line(), rec.start(), context);
+        }
+    }
+
+    @Override
+    void restore(ObjectNode context) {
+        fileSession = Json.text(context, "session");
+        fileCwd = Json.text(context, "cwd");
     }
 
     private void assistant(Rec rec, JsonNode node) {

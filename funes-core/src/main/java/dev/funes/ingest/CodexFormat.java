@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  * OpenAI Codex CLI rollouts: {@code ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl}
  * (also Codex Desktop and the IDE extension, which write the same files). See docs/FORMATS.md.
  */
-final class CodexFormat implements LogFormat {
+final class CodexFormat implements ResumableFormat {
 
     static final CodexFormat INSTANCE = new CodexFormat();
 
@@ -61,8 +61,8 @@ final class CodexFormat implements LogFormat {
     }
 
     @Override
-    public ParseResult parse(Path file, Consumer<Memory> sink) {
-        return new CodexReader(file.toAbsolutePath().normalize(), sink).read();
+    public ParseResult parse(Path file, Consumer<Memory> sink, Resume.Plan plan) {
+        return new CodexReader(file.toAbsolutePath().normalize(), sink).read(plan);
     }
 
     @Override

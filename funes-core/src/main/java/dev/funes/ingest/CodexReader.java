@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import dev.funes.Memory;
@@ -67,6 +68,10 @@ final class CodexReader extends JsonLinesReader {
     /** The command of each recent shell call, and of each process still running, to name what a poll reads. */
     private final Map<String, String> commands = bounded();
     private final Map<String, String> processes = bounded();
+
+    /** The first record held since {@link #held} was last empty, and the reader's state just before it. */
+    private Rec runStart;
+    private ObjectNode runContext;
 
     /** A record held back while a user item waits for its event: a user item (text set) or any other. */
     private record Held(Rec rec, String userText) {
@@ -292,6 +297,10 @@ final class CodexReader extends JsonLinesReader {
             chunker.repeat(rec);
             return;
         }
+        if (held.isEmpty()) {
+            runStart = rec;
+            runContext = context();
+        }
         held.add(new Held(rec, typed));
         heldUsers++;
         if (held.size() > MAX_HELD) {
@@ -300,6 +309,15 @@ final class CodexReader extends JsonLinesReader {
     }
 
     private void userEvent(Rec rec, JsonNode p) {
+        try {
+            userEventInRun(rec, p);
+        } finally {
+            runStart = null;
+            runContext = null;
+        }
+    }
+
+    private void userEventInRun(Rec rec, JsonNode p) {
         sawUserEvents = true;
         String typed = typed(Json.text(p, "message"));
         int images = Json.array(p, "images") == null ? 0 : Json.array(p, "images").size();
@@ -333,10 +351,50 @@ final class CodexReader extends JsonLinesReader {
 
     /** A request; {@code typed} is its text as both copies of the message carry it, to recognise the second. */
     private void request(Rec rec, String text, String typed) {
-        chunker.request(rec, Text.clean(text), Chunker.RequestKind.TYPED);
+        // The next read may start here: at the records held with this one, if any, else at this one.
+        Rec at = runStart != null ? runStart : rec;
+        ObjectNode context = runStart != null ? runContext : context();
+        boolean clean = chunker.request(rec, Text.clean(text), Chunker.RequestKind.TYPED);
         recent.clear();
+        // A call's output comes before the next request; forgetting the calls keeps the resume state small.
+        commands.clear();
         response++;
         lastKey = "u:" + normal(typed);
+        if (clean) {
+            resumeHere(at.line(), at.start(), context);
+        }
+    }
+
+    /** The state a read resuming before the current record needs; the rest is rebuilt by what it reads. */
+    private ObjectNode context() {
+        ObjectNode c = JSON.createObjectNode();
+        c.put("session", session);
+        c.put("cwd", cwd);
+        c.put("gitBranch", gitBranch);
+        c.put("gitCommit", gitCommit);
+        c.put("version", version);
+        c.put("model", model);
+        c.put("sawUserEvents", sawUserEvents);
+        c.put("lastKey", lastKey);
+        c.put("response", response);
+        ObjectNode running = c.putObject("processes");
+        processes.forEach(running::put);
+        return c;
+    }
+
+    @Override
+    void restore(ObjectNode c) {
+        session = Json.text(c, "session");
+        cwd = Json.text(c, "cwd");
+        gitBranch = Json.text(c, "gitBranch");
+        gitCommit = Json.text(c, "gitCommit");
+        version = Json.text(c, "version");
+        model = Json.text(c, "model");
+        sawUserEvents = c.path("sawUserEvents").asBoolean();
+        lastKey = Json.text(c, "lastKey");
+        response = c.path("response").asInt();
+        c.path("processes").fields().forEachRemaining(e -> processes.put(e.getKey(), e.getValue().asText()));
+        updateMeta();
     }
 
     /**
@@ -347,6 +405,15 @@ final class CodexReader extends JsonLinesReader {
         if (held.isEmpty()) {
             return;
         }
+        try {
+            resolveRun();
+        } finally {
+            runStart = null;
+            runContext = null;
+        }
+    }
+
+    private void resolveRun() {
         List<Held> before = new ArrayList<>(held);
         held.clear();
         boolean typedItems = heldUsers > 0 && !sawUserEvents;

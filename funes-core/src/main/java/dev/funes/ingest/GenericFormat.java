@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * "content": "..."}}, with {@code tool_calls} and {@code tool} results), for agents Funes has no
  * parser for yet. Tried last, after every specific format. See docs/FORMATS.md.
  */
-final class GenericFormat implements LogFormat {
+final class GenericFormat implements ResumableFormat {
 
     static final GenericFormat INSTANCE = new GenericFormat();
 
@@ -64,8 +64,8 @@ final class GenericFormat implements LogFormat {
     }
 
     @Override
-    public ParseResult parse(Path file, Consumer<Memory> sink) {
-        return new GenericReader(file.toAbsolutePath().normalize(), sink).read();
+    public ParseResult parse(Path file, Consumer<Memory> sink, Resume.Plan plan) {
+        return new GenericReader(file.toAbsolutePath().normalize(), sink).read(plan);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import dev.funes.Memory;
@@ -73,7 +74,15 @@ final class GenericReader extends JsonLinesReader {
                 if (Text.isBlank(text)) {
                     chunker.passive(rec);
                 } else {
-                    chunker.request(rec, Text.clean(text), Chunker.RequestKind.TYPED);
+                    if (chunker.request(rec, Text.clean(text), Chunker.RequestKind.TYPED)) {
+                        // Other agents' exchanges ended when this one's chunker took over.
+                        ObjectNode context = JSON.createObjectNode();
+                        context.put("agent", agent);
+                        context.put("session", session);
+                        context.put("project", project);
+                        context.put("calls", calls);
+                        resumeHere(line, start, context);
+                    }
                 }
             }
             case "assistant" -> assistant(chunker, rec, node, text);
@@ -129,6 +138,14 @@ final class GenericReader extends JsonLinesReader {
         if (!used) {
             chunker.passive(rec);
         }
+    }
+
+    @Override
+    void restore(ObjectNode context) {
+        agent = Json.text(context, "agent");
+        session = Json.text(context, "session");
+        project = Json.text(context, "project");
+        calls = context.path("calls").asInt();
     }
 
     /** A chunker for the current agent name; switching agents ends the other agent's exchange. */

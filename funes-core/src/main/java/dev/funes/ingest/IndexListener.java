@@ -26,7 +26,7 @@ public interface IndexListener {
         /** No log format recognised it. */
         IGNORED,
         /**
-         * Its text holds {@code funes:ignore}: not indexed at its author's request, and what was
+         * A request typed in it says {@code funes:ignore}: not indexed at its author's request, and what was
          * stored from it before is deleted. Not a problem.
          */
         SKIPPED_BY_REQUEST

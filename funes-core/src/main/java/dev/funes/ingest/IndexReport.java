@@ -25,12 +25,15 @@ import java.util.TreeMap;
  *                          {@link dev.funes.redact.Redactor}); sorted by type, empty when none
  * @param problems          every problem met, in order
  * @param elapsed           wall-clock time taken
- * @param filesSkippedByRequest files not indexed because their text holds {@code funes:ignore}
+ * @param filesSkippedByRequest files not indexed because a message typed in them says {@code funes:ignore}
+ * @param filesResumed      of the files indexed, those read on from their resume point rather than
+ *                          from their beginning (see {@link Indexer})
+ * @param bytesRead         bytes the formats read from the files indexed
  */
 public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                           long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
                           Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
-                          int filesSkippedByRequest) {
+                          int filesSkippedByRequest, int filesResumed, long bytesRead) {
 
     /** Copies the redaction counts and the problems. */
     public IndexReport {
@@ -39,12 +42,21 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
         Objects.requireNonNull(elapsed, "elapsed");
     }
 
+    /** A report with no file resumed (the shape before that count existed). */
+    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
+                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
+                       Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
+                       int filesSkippedByRequest) {
+        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
+                textsEmbedded, recordsSkipped, redactions, problems, elapsed, filesSkippedByRequest, 0, 0);
+    }
+
     /** A report with no redaction and no file skipped by request (the shape before those counts existed). */
     public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                        long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
                        List<IndexProblem> problems, Duration elapsed) {
         this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
-                textsEmbedded, recordsSkipped, Map.of(), problems, elapsed, 0);
+                textsEmbedded, recordsSkipped, Map.of(), problems, elapsed, 0, 0, 0);
     }
 
     /** Secrets redacted, of all types. */
@@ -59,12 +71,18 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
     /**
      * One line for people, for example
      * {@code 12 files: 3 indexed, 8 unchanged, 1 failed; 140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 3 problems; 1.2 s},
-     * with {@code 4 secrets redacted; } before the problems when there were any.
+     * with {@code 4 secrets redacted; } before the problems when there were any, and
+     * {@code 3 indexed (2 resumed, 12.5 KB read)} when files were read on from their resume point.
      */
     public String summary() {
         StringBuilder s = new StringBuilder();
         s.append(filesSeen).append(filesSeen == 1 ? " file: " : " files: ")
-         .append(filesIndexed).append(" indexed, ")
+         .append(filesIndexed).append(" indexed");
+        if (filesResumed > 0) {
+            s.append(" (").append(filesResumed).append(" resumed, ")
+             .append(String.format(Locale.ROOT, "%.1f KB read", bytesRead / 1024.0)).append(')');
+        }
+        s.append(", ")
          .append(filesUnchanged).append(" unchanged, ")
          .append(filesFailed).append(" failed");
         if (filesIgnored > 0) {

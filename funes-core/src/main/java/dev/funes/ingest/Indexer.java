@@ -60,9 +60,22 @@ import java.util.function.Consumer;
  *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
- *       ids are deterministic, so nothing is stored twice. The last batch is stored with
- *       {@link MemoryStore#replaceSource}: memories stored from the file earlier that this read did
- *       not produce (an exchange stored while it was still being written) are deleted with it.</li>
+ *       ids are deterministic, so nothing is stored twice. The last batch of a read from the
+ *       beginning is stored with {@link MemoryStore#replaceSource}: memories stored from the file
+ *       earlier that this read did not produce (an exchange stored while it was still being
+ *       written) are deleted with it. A memory read again whose stored version differs in what
+ *       its id does not cover (its {@code part} metadata) replaces that version.</li>
+ *   <li><b>Reading on.</b> A grown log of a format that can resume (Claude Code, Codex, generic
+ *       JSON Lines) is read from the resume point its checkpoint keeps
+ *       ({@link SourceState#resume()}): the request of the exchange still open when the last read
+ *       ended, with the reader's state there. The memories are those a read from the beginning
+ *       gives; what the last read gave from that point on and this one does not is deleted just
+ *       before the last batch. A file shorter than what was read (truncated), whose first bytes
+ *       differ from the checkpoint's fingerprint (replaced), whose file key (inode) changed
+ *       (rotated), or whose last record read is no longer where it was (rewritten; checked before
+ *       anything of the read is stored) is read from the beginning. Whole-document formats are
+ *       always read from the beginning. {@link IndexReport#filesResumed()} and
+ *       {@link IndexReport#bytesRead()} count this.</li>
  *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
  *       modification time (to the millisecond), the same format, and covers the whole file is not
  *       read again. A file still being written (its last line incomplete) is read again next time.</li>
@@ -148,7 +161,7 @@ public final class Indexer {
         IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
                 run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
                 run.recordsSkipped, run.redactions, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos),
-                run.filesSkippedByRequest);
+                run.filesSkippedByRequest, run.filesResumed, run.bytesRead);
         LOG.debug("Indexing done: {}", report.summary());
         return report;
     }
@@ -241,10 +254,12 @@ public final class Indexer {
         long size;
         Instant modified;
         byte[] head;
+        String key;
         try {
             BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
             size = attrs.size();
             modified = attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS);
+            key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
             head = head(file);
         } catch (IOException e) {
             failed(run, file, new IndexProblem(file, 0, "cannot be read: " + describe(e)), AddResult.NONE, 0);
@@ -259,7 +274,7 @@ public final class Indexer {
             listener.fileFinished(file, IndexListener.FileOutcome.IGNORED, 0, AddResult.NONE);
             return;
         }
-        Batches batches = new Batches(run);
+        Batches batches = new Batches(run, Resume.Plan.full(), null, false);
         try {
             Optional<SourceState> previous = store.source(file);
             if (previous.isPresent() && unchanged(previous.get(), size, modified, format)) {
@@ -267,14 +282,41 @@ public final class Indexer {
                 listener.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
                 return;
             }
-            if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, run)) {
+            Resume.Token token = previous.isPresent() ? resumeToken(file, format, previous.get(), size, head, key) : null;
+            boolean again = previous.isPresent() && !IGNORED_FORMAT.equals(previous.get().format());
+            batches = new Batches(run, Resume.Plan.full(), null, again);
+            if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run)) {
                 return;
             }
             ParseResult result;
             try {
-                result = Objects.requireNonNull(format.parse(file, batches), "parse returned null");
+                if (token != null) {
+                    batches = new Batches(run, new Resume.Plan(token.point(), token.check()), token, true);
+                    try {
+                        result = parse(format, file, batches, size);
+                    } catch (Resume.Mismatch e) {
+                        LOG.debug("{} changed before its resume point ({}); reading it again from the start", file,
+                                e.getMessage());
+                        // The part before the resume point was looked at for a directive before it changed.
+                        if (skippedByRequest(file, format, previous.get(), size, modified, head, null, run)) {
+                            return;
+                        }
+                        batches = new Batches(run, Resume.Plan.full(), null, true);
+                        result = parse(format, file, batches, size);
+                    }
+                } else {
+                    result = parse(format, file, batches, size);
+                }
             } catch (StoreFailure e) {
                 throw e;
+            } catch (DirectiveSeen e) {
+                // Missed by the look before the read (it cannot be, but such a memory must never stay).
+                LOG.warn("{}: an ignore directive was found while reading; what was stored from it is deleted", file);
+                forget(file, format, true, head);
+                run.filesSkippedByRequest++;
+                run.stored = run.stored.plus(batches.stored);
+                listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
+                return;
             } catch (RuntimeException e) {
                 LOG.debug("Format {} failed on {}", format.name(), file, e);
                 batches.flush(null);
@@ -293,8 +335,12 @@ public final class Indexer {
                 listener.fileFinished(file, IndexListener.FileOutcome.FAILED, batches.memories, batches.stored);
                 return;
             }
-            batches.flush(checkpoint(file, head, result, format, run));
+            batches.finish(checkpoint(file, head, key, result, format, batches, run));
             run.filesIndexed++;
+            run.bytesRead += batches.plan.bytesRead;
+            if (batches.token != null) {
+                run.filesResumed++;
+            }
             run.stored = run.stored.plus(batches.stored);
             listener.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
         } catch (StoreFailure e) {
@@ -310,45 +356,98 @@ public final class Indexer {
     }
 
     /**
-     * A log holding {@link Privacy#IGNORE_MARKER} is not indexed: what an earlier run stored from
+     * A log in which a typed request says {@link Privacy#IGNORE_MARKER} ({@link Privacy#isIgnoreDirective})
+     * is not indexed: only a file whose bytes (from the resume point on, if any) hold the marker is
+     * parsed once more to look for such a request. What an earlier run stored from
      * it is deleted (by the ids a parse yields), and a checkpoint under the pseudo-format
      * {@value #IGNORED_FORMAT} records the decision so the unchanged file is not read again.
      */
     private boolean skippedByRequest(Path file, LogFormat format, SourceState previous, long size, Instant modified,
-                                     byte[] head, Run run) {
+                                     byte[] head, Resume.Token token, Run run) {
         boolean known = previous != null && IGNORED_FORMAT.equals(previous.format());
         if (!(known && previous.size() == size && previous.lastModified().toEpochMilli() == modified.toEpochMilli())) {
             try {
-                if (!containsIgnoreMarker(file)) {
+                // What lies before a resume point was read before, and held no directive.
+                if (!containsIgnoreMarker(file, token == null ? 0 : token.point().offset())
+                        || !hasIgnoreDirective(file, format, token, size)) {
                     return false;
                 }
             } catch (IOException e) {
                 return false; // the parse meets the same error and reports it
             }
-            if (previous != null && !known) {
-                format.parse(file, m -> store.delete(m.id()));
-            }
-            try {
-                BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-                // Keeping no id also deletes what the parse cannot give back (stale versions).
-                store.replaceSource(List.of(), new SourceState(file, attrs.size(),
-                        attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
-                        fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
-            } catch (IOException e) {
-                LOG.debug("{} vanished while it was skipped", file, e);
-            }
+            forget(file, format, previous != null && !known, head);
         }
         run.filesSkippedByRequest++;
         listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
         return true;
     }
 
+    /** Deletes what was stored from a skipped file and stores its {@value #IGNORED_FORMAT} checkpoint. */
+    private void forget(Path file, LogFormat format, boolean storedBefore, byte[] head) {
+        if (storedBefore) {
+            format.parse(file, m -> store.delete(m.id()));
+        }
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+            // Keeping no id also deletes what the parse cannot give back (stale versions).
+            store.replaceSource(List.of(), new SourceState(file, attrs.size(),
+                    attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
+                    fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
+        } catch (IOException e) {
+            LOG.debug("{} vanished while it was skipped", file, e);
+        }
+    }
+
+    /**
+     * Whether a message the person typed in the log is an ignore directive
+     * ({@link Privacy#isIgnoreDirective}): the format reads the file (from the resume point, if
+     * any) into nothing, and the chunker marks the exchange of such a request.
+     */
+    private boolean hasIgnoreDirective(Path file, LogFormat format, Resume.Token token, long size) {
+        final class Found extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
+            Found() {
+                super(null, null, false, false);
+            }
+        }
+        Consumer<Memory> look = m -> {
+            if (m.metadata().containsKey(Privacy.DIRECTIVE_KEY)) {
+                throw new Found();
+            }
+        };
+        try {
+            if (token != null && format instanceof ResumableFormat resumable) {
+                try {
+                    resumable.parse(file, look, new Resume.Plan(token.point(), token.check()));
+                    return false;
+                } catch (Resume.Mismatch e) {
+                    // rewritten: the whole file is read below
+                }
+            }
+            format.parse(file, look);
+            return false;
+        } catch (Found e) {
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debug("Format {} failed on {} while looking for an ignore directive", format.name(), file, e);
+            return false; // the parse meets the same failure and reports it
+        }
+    }
+
     /** Whether the file's bytes hold the marker; it is ASCII, so no decoding is needed. */
     static boolean containsIgnoreMarker(Path file) throws IOException {
+        return containsIgnoreMarker(file, 0);
+    }
+
+    /** Whether the file's bytes from {@code offset} on hold the marker. */
+    static boolean containsIgnoreMarker(Path file, long offset) throws IOException {
         byte[] marker = Privacy.IGNORE_MARKER.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         byte[] buf = new byte[64 * 1024];
         int keep = 0;
-        try (InputStream in = Files.newInputStream(file)) {
+        try (java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(file);
+             InputStream in = java.nio.channels.Channels.newInputStream(channel)) {
+            channel.position(offset);
             int n;
             while ((n = in.read(buf, keep, buf.length - keep)) > 0) {
                 int len = keep + n;
@@ -386,19 +485,90 @@ public final class Indexer {
      * The checkpoint after a complete read, from the file's size and time read after parsing:
      * what was appended meanwhile then lies past {@code indexedBytes} and is read next time.
      */
-    private SourceState checkpoint(Path file, byte[] head, ParseResult result, LogFormat format, Run run) {
+    private SourceState checkpoint(Path file, byte[] head, String key, ParseResult result, LogFormat format,
+                                   Batches batches, Run run) {
         try {
             BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
             if (result.indexedBytes() > attrs.size()) {
                 run.problem(listener, new IndexProblem(file, 0, "file shrank while it was read; it will be read again"));
                 return null;
             }
+            Resume.Plan plan = batches.plan;
+            String resume = "";
+            // A point at the very start saves nothing over a full read.
+            if (plan.next != null && plan.last != null && plan.next.offset() > 0
+                    && plan.next.offset() <= result.indexedBytes()) {
+                resume = new Resume.Token(plan.next, key, plan.last, batches.idsFrom(plan.next.offset())).toText();
+            }
             return new SourceState(file, attrs.size(), attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS),
-                    result.indexedBytes(), result.indexedLines(), fingerprint(head), format.name(), clock.instant());
+                    result.indexedBytes(), result.indexedLines(), fingerprint(head), format.name(), clock.instant(), resume);
         } catch (IOException e) {
             run.problem(listener, new IndexProblem(file, 0, "file vanished after it was read: " + describe(e)));
             return null;
         }
+    }
+
+    /** Reads with the batches' plan; a format that cannot resume reads the whole file. */
+    private static ParseResult parse(LogFormat format, Path file, Batches batches, long size) {
+        ParseResult result;
+        if (format instanceof ResumableFormat resumable) {
+            result = resumable.parse(file, batches, batches.plan);
+        } else {
+            result = format.parse(file, batches);
+            batches.plan.bytesRead = size;
+        }
+        return Objects.requireNonNull(result, "parse returned null");
+    }
+
+    /**
+     * The point a read of the grown file may start at, or null when it must be read from its
+     * beginning: a format that cannot resume, a file that is shorter than what was read (truncated),
+     * or whose first bytes or identity changed (replaced, rotated).
+     */
+    private static Resume.Token resumeToken(Path file, LogFormat format, SourceState previous, long size, byte[] head,
+                                            String key) {
+        if (!(format instanceof ResumableFormat) || previous.resume().isEmpty()
+                || !previous.format().equals(format.name())) {
+            return null;
+        }
+        if (size < previous.indexedBytes()) {
+            LOG.debug("{} is shorter than what was read of it: truncated, read again from the start", file);
+            return null;
+        }
+        if (!sameHead(previous.headFingerprint(), head)) {
+            LOG.debug("{} begins differently than when it was read: replaced, read again from the start", file);
+            return null;
+        }
+        Resume.Token token;
+        try {
+            token = Resume.Token.parse(previous.resume());
+        } catch (IllegalArgumentException e) {
+            LOG.debug("{}: {}; read again from the start", file, e.getMessage());
+            return null;
+        }
+        if (token.key() != null && key != null && !token.key().equals(key)) {
+            LOG.debug("{} is another file than the one read (identity {}, was {}): read again from the start", file,
+                    key, token.key());
+            return null;
+        }
+        Resume.Check check = token.check();
+        if (token.point().offset() > check.start() || check.start() + check.length() > previous.indexedBytes()) {
+            LOG.debug("{}: resume point past what was read; read again from the start", file);
+            return null;
+        }
+        return token;
+    }
+
+    /** Whether {@code head} begins with the bytes {@code fingerprint} (see {@link #fingerprint}) was made of. */
+    private static boolean sameHead(String fingerprint, byte[] head) {
+        int colon = fingerprint.indexOf(':');
+        int n;
+        try {
+            n = Integer.parseInt(fingerprint.substring(0, Math.max(colon, 0)));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        return n <= head.length && fingerprint.equals(fingerprint(java.util.Arrays.copyOf(head, n)));
     }
 
     private LogFormat detect(Path file, byte[] head) {
@@ -464,6 +634,8 @@ public final class Indexer {
         int filesFailed;
         int filesIgnored;
         int filesSkippedByRequest;
+        int filesResumed;
+        long bytesRead;
         long recordsSkipped;
         AddResult stored = AddResult.NONE;
 
@@ -475,6 +647,15 @@ public final class Indexer {
             IndexProblem redacted = redactor.redact(problem, redactions);
             problems.add(redacted);
             listener.problem(redacted);
+        }
+    }
+
+    /** Thrown through a format's parse when a memory carries {@link Privacy#DIRECTIVE_KEY}: it is never stored. */
+    private static final class DirectiveSeen extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DirectiveSeen() {
+            super(null, null, false, false);
         }
     }
 
@@ -490,44 +671,125 @@ public final class Indexer {
     /** The sink a format writes to: memories go to the store in batches. */
     private final class Batches implements Consumer<Memory> {
         final Run run;
+        /** How this read goes: from the start, or from a resume point. */
+        final Resume.Plan plan;
+        /** The resume point read from; null for a read from the start. */
+        final Resume.Token token;
         final List<Memory> batch = new ArrayList<>();
         /** Ids of every memory of this read, across batches: what the checkpoint's batch keeps. */
         final Set<String> ids = new HashSet<>();
+        /** The first byte each memory cites, by id: which of them the next resume point replaces. */
+        final Map<String, Long> starts = new java.util.HashMap<>();
+        /** Whether the file was indexed before: a memory read again may differ from its stored version. */
+        final boolean again;
         AddResult stored = AddResult.NONE;
         int memories;
 
-        Batches(Run run) {
+        Batches(Run run, Resume.Plan plan, Resume.Token token, boolean again) {
             this.run = run;
+            this.plan = plan;
+            this.token = token;
+            this.again = again;
         }
 
         @Override
         public void accept(Memory memory) {
+            if (memory != null && memory.metadata().containsKey(Privacy.DIRECTIVE_KEY)) {
+                throw new DirectiveSeen();
+            }
             // The store sees only redacted memories, and the ids it keeps are theirs.
             Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
             batch.add(redacted);
             ids.add(redacted.id());
+            starts.put(redacted.id(), redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart());
             memories++;
             if (batch.size() >= batchSize) {
                 flush(null);
             }
         }
 
-        /** Stores the pending memories, with {@code checkpoint} if not null (even with no memories). */
+        /** Ids of the memories of this read citing bytes from {@code offset} on. */
+        List<String> idsFrom(long offset) {
+            List<String> tail = new ArrayList<>();
+            starts.forEach((id, start) -> {
+                if (start >= offset) {
+                    tail.add(id);
+                }
+            });
+            tail.sort(null);
+            return tail;
+        }
+
+        /**
+         * Stores the pending memories. Until a resumed read has found the record it checks, nothing
+         * is stored: the file may turn out to be another one, to be read from the start.
+         */
         void flush(SourceState checkpoint) {
-            if (batch.isEmpty() && checkpoint == null) {
+            if (!plan.verified || batch.isEmpty() && checkpoint == null) {
                 return;
             }
             AddResult result;
             try {
-                // A complete read replaces what the file gave before (a live log's last exchange
-                // stored while it was still being written).
-                result = checkpoint == null ? store.addAll(List.copyOf(batch), null)
-                        : store.replaceSource(List.copyOf(batch), checkpoint, Set.copyOf(ids));
+                replaceChanged();
+                result = store.addAll(List.copyOf(batch), checkpoint);
             } catch (RuntimeException e) {
                 throw new StoreFailure(e);
             }
             stored = stored.plus(result);
             batch.clear();
+        }
+
+        /**
+         * Deletes the stored versions of the pending memories that differ from them in more than
+         * what their id covers (the {@code part} metadata of an exchange that grew a part), so
+         * the add stores the new ones. A crash before the add leaves the old checkpoint: the next
+         * run reads them again.
+         */
+        void replaceChanged() {
+            if (!again) {
+                return;
+            }
+            for (Memory m : batch) {
+                Optional<Memory> old = store.get(m.id());
+                if (old.isPresent() && !old.get().equals(m)) {
+                    store.delete(m.id());
+                }
+            }
+        }
+
+        /**
+         * Stores the last memories with the file's checkpoint (if not null). A read from the start
+         * replaces everything the file gave before; a resumed read replaces what the earlier read
+         * gave from its resume point on (the exchange that was still being written), deleted
+         * first: a crash in between leaves the old checkpoint, and the next run reads it again.
+         */
+        void finish(SourceState checkpoint) {
+            if (checkpoint == null || token == null) {
+                if (checkpoint == null) {
+                    flush(null);
+                    return;
+                }
+                AddResult result;
+                try {
+                    replaceChanged();
+                    result = store.replaceSource(List.copyOf(batch), checkpoint, Set.copyOf(ids));
+                } catch (RuntimeException e) {
+                    throw new StoreFailure(e);
+                }
+                stored = stored.plus(result);
+                batch.clear();
+                return;
+            }
+            try {
+                for (String id : token.tail()) {
+                    if (!ids.contains(id)) {
+                        store.delete(id);
+                    }
+                }
+            } catch (RuntimeException e) {
+                throw new StoreFailure(e);
+            }
+            flush(checkpoint);
         }
     }
 

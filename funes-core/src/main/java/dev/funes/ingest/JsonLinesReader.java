@@ -3,6 +3,7 @@ package dev.funes.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.funes.Memory;
 
@@ -52,6 +53,10 @@ abstract class JsonLinesReader {
     private long skipped;
     private long checkpointBytes;
     private long checkpointLines;
+    private Resume.Check last;
+    private Resume.Plan plan = Resume.Plan.full();
+    private Resume.Point mark;
+    private long lastEnd;
 
     JsonLinesReader(Path file, Consumer<Memory> sink) {
         this.file = file;
@@ -64,6 +69,24 @@ abstract class JsonLinesReader {
 
     /** Called once after the last line (or a read failure): flush what is still held. */
     abstract void finish();
+
+    /**
+     * Before the first line of a read that resumes: takes back the state a {@link #resumeHere}
+     * point saved. Readers that mark no point never see it.
+     */
+    void restore(ObjectNode context) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not resume");
+    }
+
+    /**
+     * Marks the record at {@code line}, starting at byte {@code start}, as a point the next read may
+     * start at, with the reader's state just before that record in {@code context}: reading from
+     * there after {@link #restore restoring} it must give the same memories as reading the whole
+     * file, except those the earlier read already gave whose records all lie before the point.
+     */
+    final void resumeHere(int line, long start, ObjectNode context) {
+        mark = new Resume.Point(start, line, context);
+    }
 
     /** Queues a memory for the sink. */
     final void emit(Memory memory) {
@@ -82,10 +105,34 @@ abstract class JsonLinesReader {
     }
 
     final ParseResult read() {
-        boolean complete = LineReader.readFile(file, MAX_LINE_BYTES, problems, lines -> {
-            line(lines);
-            drain();
-        });
+        return read(Resume.Plan.full());
+    }
+
+    /**
+     * Reads from the plan's start to the end of the file, and tells the plan where the next read
+     * may start.
+     *
+     * @throws Resume.Mismatch if the plan's check record is not where it was
+     */
+    final ParseResult read(Resume.Plan plan) {
+        this.plan = plan;
+        long from = plan.from == null ? 0 : plan.from.offset();
+        if (plan.from != null) {
+            restore(plan.from.context().deepCopy());
+            checkpointBytes = from;
+            checkpointLines = plan.from.line() - 1L;
+        }
+        lastEnd = from;
+        boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(), MAX_LINE_BYTES,
+                problems, lines -> {
+                    lastEnd = lines.end();
+                    line(lines);
+                    drain();
+                });
+        plan.bytesRead = lastEnd - from;
+        if (complete && !plan.verified) {
+            throw new Resume.Mismatch("the file ends before the last record read before");
+        }
         try {
             finish();
         } catch (RuntimeException e) {
@@ -93,11 +140,16 @@ abstract class JsonLinesReader {
             LOG.debug("{}: could not finish the last exchange", file, e);
         }
         drain();
+        plan.next = mark;
+        plan.last = last;
         return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problems.list());
     }
 
     private void line(LineReader lines) {
         int n = lines.number();
+        if (!plan.verified) {
+            verify(lines);
+        }
         if (lines.oversize()) {
             if (lines.terminated()) {
                 records++;
@@ -161,6 +213,19 @@ abstract class JsonLinesReader {
     private void checkpoint(LineReader lines) {
         checkpointBytes = lines.end();
         checkpointLines = lines.number();
+        last = new Resume.Check(lines.start(), lines.length(), lines.crc());
+    }
+
+    /** Compares the line at the check's offset with the one read before; a moved or changed one ends the read. */
+    private void verify(LineReader lines) {
+        Resume.Check check = plan.check;
+        if (lines.start() < check.start()) {
+            return;
+        }
+        if (lines.start() > check.start() || lines.length() != check.length() || lines.crc() != check.crc()) {
+            throw new Resume.Mismatch("line " + lines.number() + " is not the record read there before");
+        }
+        plan.verified = true;
     }
 
     private long firstInvalidUtf8(byte[] bytes, int from, int to) {

@@ -5,9 +5,12 @@ import java.io.InputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 
 /**
  * Reads a stream as lines of bytes, keeping each line's 1-based number and byte range, without
@@ -29,6 +32,7 @@ final class LineReader {
     private int lineLen;
     private long offset;
     private int lines;
+    private final CRC32C crc = new CRC32C();
 
     private int number;
     private long start;
@@ -38,8 +42,18 @@ final class LineReader {
     private boolean oversize;
 
     LineReader(InputStream in, int maxLineBytes) {
+        this(in, maxLineBytes, 0, 0);
+    }
+
+    /**
+     * A reader of a stream that starts at byte {@code offset} of its file, after {@code lines}
+     * lines: numbers and offsets go on from there.
+     */
+    LineReader(InputStream in, int maxLineBytes, long offset, int lines) {
         this.in = in;
         this.maxLineBytes = maxLineBytes;
+        this.offset = offset;
+        this.lines = lines;
     }
 
     /**
@@ -49,9 +63,19 @@ final class LineReader {
      * @return whether the file was read to its end
      */
     static boolean readFile(Path file, int maxLineBytes, Problems problems, Consumer<LineReader> perLine) {
+        return readFile(file, 0, 1, maxLineBytes, problems, perLine);
+    }
+
+    /**
+     * Like {@link #readFile(Path, int, Problems, Consumer)}, from byte {@code offset}, which must
+     * be the start of line {@code line} (1-based).
+     */
+    static boolean readFile(Path file, long offset, int line, int maxLineBytes, Problems problems,
+                            Consumer<LineReader> perLine) {
         LineReader lines = null;
-        try (InputStream in = Files.newInputStream(file)) {
-            lines = new LineReader(in, maxLineBytes);
+        try (SeekableByteChannel channel = Files.newByteChannel(file); InputStream in = Channels.newInputStream(channel)) {
+            channel.position(offset);
+            lines = new LineReader(in, maxLineBytes, offset, line - 1);
             while (lines.next()) {
                 perLine.accept(lines);
             }
@@ -72,6 +96,7 @@ final class LineReader {
         length = 0;
         oversize = false;
         start = offset;
+        crc.reset();
         boolean any = false;
         while (true) {
             if (chunkPos == chunkLen) {
@@ -92,6 +117,7 @@ final class LineReader {
             int newline = indexOf(chunk, chunkPos, chunkLen);
             int stop = newline < 0 ? chunkLen : newline + 1;
             append(chunkPos, newline < 0 ? stop : newline);
+            crc.update(chunk, chunkPos, (newline < 0 ? stop : newline) - chunkPos);
             offset += stop - chunkPos;
             chunkPos = stop;
             if (newline >= 0) {
@@ -148,6 +174,11 @@ final class LineReader {
     /** Bytes of content of the current line, newline excluded, even when it was not kept. */
     long length() {
         return length;
+    }
+
+    /** CRC32C of the current line's content, newline excluded, even when the content was not kept. */
+    int crc() {
+        return (int) crc.getValue();
     }
 
     /** Whether the current line ended with a newline. */

@@ -137,6 +137,65 @@ class PrivacyTest {
     }
 
     @Test
+    void onlyTheMarkerAsWhatThePersonSaysIsADirective() {
+        assertThat(Privacy.isIgnoreDirective("funes:ignore")).isTrue();
+        assertThat(Privacy.isIgnoreDirective("funes:ignore this session from now on")).isTrue();
+        assertThat(Privacy.isIgnoreDirective("  funes:ignore. It holds customer data.")).isTrue();
+        assertThat(Privacy.isIgnoreDirective("This one has customer data in it.\n\nfunes:ignore\n")).isTrue();
+        assertThat(Privacy.isIgnoreDirective("funes:ignore\u2014please")).isTrue();
+
+        assertThat(Privacy.isIgnoreDirective("What does `funes:ignore` do exactly?")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("The funes:ignore marker should skip a session")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("\"funes:ignore\" must be documented")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("Add a test for this:\n```\nfunes:ignore\n```")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("~~~\nfunes:ignore this\n~~~")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("> funes:ignore\nwhy did this skip my log?")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("funes:ignored files are listed where?")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("Rename it\nfunes:ignore-marker is clearer")).isFalse();
+        assertThat(Privacy.isIgnoreDirective("FUNES:IGNORE")).isFalse();
+        assertThat(Privacy.isIgnoreDirective(null)).isFalse();
+    }
+
+    /** A session about the feature itself: the marker in a question, in code, in an answer and in a tool's output. */
+    @Test
+    void aLogThatOnlyMentionsTheMarkerIsIndexed() {
+        Path file = Records.write(tmp.resolve("p/s.jsonl"), List.of(
+                request(1, "Why does the indexer skip logs that contain `funes:ignore`?"),
+                answer(2, "msg_1", "funes:ignore is the opt-out marker; the Indexer looks for it."),
+                bash(3, "msg_2", "tu_1", "grep -rn IGNORE_MARKER src"),
+                result(4, "tu_1", "funes:ignore", false),
+                request(5, "Write a test with this log line:\n```\nfunes:ignore\n```"),
+                answer(6, "msg_3", "Done.")));
+        InMemoryStore store = new InMemoryStore();
+        IndexReport report = Indexer.builder(store).build().index(List.of(file));
+        assertThat(report.filesSkippedByRequest()).isZero();
+        assertThat(report.filesIndexed()).isEqualTo(1);
+        assertThat(texts(store.all())).contains("opt-out marker", "Write a test with this log line");
+        assertThat(store.all()).allSatisfy(m -> assertThat(m.metadata()).doesNotContainKey(Privacy.DIRECTIVE_KEY));
+    }
+
+    /** The directive in a Codex rollout, typed after the marker was only discussed: the log is skipped. */
+    @Test
+    void aDirectiveTypedInACodexRolloutSkipsIt() {
+        Path file = Records.write(tmp.resolve("rollout-2025-08-20T14-00-00-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"),
+                List.of(codexMeta(),
+                        codexMessage("user", "input_text", "Explain the funes:ignore marker"),
+                        codexMessage("assistant", "output_text", "It keeps a log out of the store."),
+                        codexMessage("user", "input_text", "Then: funes:ignore\nThis session has secrets.")));
+        InMemoryStore store = new InMemoryStore();
+        assertThat(Indexer.builder(store).build().index(List.of(file)).filesIndexed()).isEqualTo(1);
+
+        Path skipped = Records.write(tmp.resolve("rollout-2025-08-21T14-00-00-1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"),
+                List.of(codexMeta(),
+                        codexMessage("user", "input_text", "Explain the funes:ignore marker"),
+                        codexMessage("assistant", "output_text", "It keeps a log out of the store."),
+                        codexMessage("user", "input_text", "funes:ignore\nThis session has secrets.")));
+        IndexReport report = Indexer.builder(store).build().index(List.of(skipped));
+        assertThat(report.filesSkippedByRequest()).isEqualTo(1);
+        assertThat(store.all()).noneSatisfy(m -> assertThat(m.provenance().source()).isEqualTo(skipped));
+    }
+
+    @Test
     void markerAcrossABufferBoundaryIsFound() throws Exception {
         byte[] bytes = new byte[64 * 1024 + 20];
         java.util.Arrays.fill(bytes, (byte) 'x');

@@ -35,10 +35,10 @@ final class Rows {
             + " metadata, content_hash, vector_id, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
     static final String UPSERT_SOURCE = "INSERT OR REPLACE INTO sources (path, size, last_modified, indexed_bytes,"
-            + " indexed_lines, head_fingerprint, format, indexed_at) VALUES (?,?,?,?,?,?,?,?)";
+            + " indexed_lines, head_fingerprint, format, indexed_at, resume) VALUES (?,?,?,?,?,?,?,?,?)";
 
     static final String SOURCE_COLUMNS = "path, size, last_modified, indexed_bytes, indexed_lines,"
-            + " head_fingerprint, format, indexed_at";
+            + " head_fingerprint, format, indexed_at, resume";
 
     /*
      * Fixed width, always nine fraction digits, UTC: the text sorts like the instant (for years
@@ -124,12 +124,13 @@ final class Rows {
         ps.setString(6, s.headFingerprint());
         ps.setString(7, s.format());
         ps.setString(8, instant(s.indexedAt()));
+        ps.setString(9, s.resume());
     }
 
     /** Reads a row selected with {@link #SOURCE_COLUMNS}. */
     static SourceState source(ResultSet rs) throws SQLException {
         return new SourceState(Path.of(rs.getString(1)), rs.getLong(2), instant(rs.getString(3)), rs.getLong(4),
-                rs.getLong(5), rs.getString(6), rs.getString(7), instant(rs.getString(8)));
+                rs.getLong(5), rs.getString(6), rs.getString(7), instant(rs.getString(8)), rs.getString(9));
     }
 
     /** float32, little-endian: the layout of the {@code vectors.embedding} BLOB. */

@@ -1,0 +1,282 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+import dev.funes.SourceState;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Reading a grown log on from its resume point, on the real logs of the shared fixtures: the
+ * memories must be exactly those of a read of the whole file (same ids, same line and byte
+ * ranges), only the bytes from the resume point on are read, and a truncated, replaced or
+ * rewritten file is read again from its beginning, replacing what it gave before.
+ */
+class ResumeTest {
+
+    @TempDir
+    Path tmp;
+
+    /** Every Claude Code and Codex fixture, cut at a third and two thirds of its lines, then grown. */
+    @Test
+    void aResumedReadGivesWhatAFullReadGivesReadingOnlyFromTheResumePoint() throws IOException {
+        List<Path> logs = new ArrayList<>();
+        logs.addAll(jsonl(Logs.fixtures("claude-code")));
+        logs.addAll(jsonl(Logs.fixtures("codex")));
+        assertThat(logs).hasSizeGreaterThanOrEqualTo(10);
+        int resumed = 0;
+        for (Path log : logs) {
+            byte[] bytes = Files.readAllBytes(log);
+            for (int third = 1; third <= 2; third++) {
+                int cut = lineBoundary(bytes, bytes.length * third / 3);
+                resumed += growAndCompare(log, bytes, cut) ? 1 : 0;
+            }
+        }
+        // Some short logs have no exchange ended before the cut: those are read from the start.
+        assertThat(resumed).isGreaterThanOrEqualTo(logs.size());
+    }
+
+    /** A record cut in the middle, as an agent leaves it while writing: the rest completes it. */
+    @Test
+    void aLastRecordHalfWrittenIsReadOnceComplete() throws IOException {
+        for (Path log : List.of(Logs.fixtures("claude-code").resolve("episodic-memory-large.jsonl"),
+                Logs.fixtures("codex").resolve("rtchess-realtime-chess.jsonl"))) {
+            byte[] bytes = Files.readAllBytes(log);
+            int cut = lineBoundary(bytes, bytes.length / 2) + 40;
+            assertThat(growAndCompare(log, bytes, cut)).as(log.toString()).isTrue();
+        }
+    }
+
+    /** The project's generic JSON Lines sample resumes too. */
+    @Test
+    void aGenericLogResumes() throws IOException {
+        Path log = Logs.resource("generic/acme-bot-chat.jsonl");
+        byte[] bytes = Files.readAllBytes(log);
+        assertThat(growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * 2 / 3))).isTrue();
+    }
+
+    /**
+     * Indexes {@code log}'s first {@code cut} bytes, appends the rest, indexes again, and compares
+     * with an index of the whole file from scratch.
+     *
+     * @return whether the second read resumed
+     */
+    private boolean growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
+        Path dir = Files.createTempDirectory(tmp, "grow");
+        Path file = dir.resolve(log.getFileName().toString());
+        Files.write(file, Arrays.copyOf(bytes, cut));
+        file = file.toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        IndexReport first = indexer.index(List.of(file));
+        assertThat(first.filesIndexed()).as(log + " cut at " + cut).isEqualTo(1);
+        assertThat(first.bytesRead()).isEqualTo(cut);
+        SourceState before = store.source(file).orElseThrow();
+
+        Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
+        IndexReport second = indexer.index(List.of(file));
+
+        assertSameAsFresh(store, file);
+        assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
+
+        if (before.resume().isEmpty()) {
+            assertThat(second.filesResumed()).isZero();
+            assertThat(second.bytesRead()).isEqualTo(bytes.length);
+            return false;
+        }
+        long offset = Resume.Token.parse(before.resume()).point().offset();
+        assertThat(second.filesResumed()).as(log + " cut at " + cut).isEqualTo(1);
+        // Only what follows the resume point is read: the exchange still open at the cut, and what was appended.
+        assertThat(second.bytesRead()).isEqualTo(bytes.length - offset);
+        assertThat(offset).isPositive().isLessThanOrEqualTo(before.indexedBytes());
+        // The resume point is the start of a record.
+        assertThat(offset == 0 || bytes[(int) offset - 1] == '\n').isTrue();
+        // Unchanged since: nothing is read at all.
+        IndexReport third = indexer.index(List.of(file));
+        assertThat(third.filesUnchanged()).isEqualTo(1);
+        assertThat(third.bytesRead()).isZero();
+        return true;
+    }
+
+    /** The bytes read on a resume are exactly those from the resume point: the last open exchange and the appended records. */
+    @Test
+    void theBytesReadAreTheOpenExchangeAndTheAppendedBytes() throws IOException {
+        Path log = Logs.fixtures("claude-code").resolve("episodic-memory-large.jsonl");
+        byte[] bytes = Files.readAllBytes(log);
+        int cut = lineBoundary(bytes, bytes.length / 2);
+        Path file = tmp.resolve("session.jsonl");
+        Files.write(file, Arrays.copyOf(bytes, cut));
+        file = file.toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        long offset = Resume.Token.parse(store.source(file).orElseThrow().resume()).point().offset();
+        // Of the first half of a large log, the part read again is small.
+        assertThat(offset).isGreaterThan(cut / 2);
+
+        // A second append of only a few records reads those and the open exchange again: nothing earlier.
+        int more = lineBoundary(bytes, cut + 1);
+        more = lineBoundary(bytes, more + 1);
+        Files.write(file, Arrays.copyOfRange(bytes, cut, more), StandardOpenOption.APPEND);
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isEqualTo(1);
+        assertThat(report.bytesRead()).isEqualTo(more - offset).isLessThan(bytes.length / 4);
+    }
+
+    /** Cut back below what was read: the file is read again from the start, and what lay past the cut is gone. */
+    @Test
+    void aTruncatedLogIsReadAgainFromTheStart() throws IOException {
+        Path log = Logs.fixtures("codex").resolve("rtchess-realtime-chess.jsonl");
+        byte[] bytes = Files.readAllBytes(log);
+        Path file = Files.write(tmp.resolve("rollout.jsonl"), bytes).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+
+        int cut = lineBoundary(bytes, bytes.length / 2);
+        Files.write(file, Arrays.copyOf(bytes, cut));
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesIndexed()).isEqualTo(1);
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(cut);
+        assertSameAsFresh(store, file);
+        assertThat(store.all()).allSatisfy(m -> assertThat(m.provenance().byteEnd()).isLessThanOrEqualTo(cut));
+    }
+
+    /** Another log written at the same path (a rotated or replaced file): read from the start, replacing the old one's memories. */
+    @Test
+    void aReplacedLogIsReadAgainFromTheStart() throws IOException {
+        Path a = Logs.fixtures("claude-code").resolve("episodic-memory-short.jsonl");
+        Path b = Logs.fixtures("claude-code").resolve("episodic-memory-long.jsonl");
+        assertThat(Files.size(b)).isGreaterThan(Files.size(a));
+        Path file = Files.copy(a, tmp.resolve("session.jsonl")).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        List<String> old = store.all().stream().map(Memory::id).toList();
+        assertThat(old).isNotEmpty();
+
+        // Written in place (same inode): the first bytes tell.
+        Files.write(file, Files.readAllBytes(b));
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(Files.size(b));
+        assertSameAsFresh(store, file);
+        assertThat(store.all()).extracting(Memory::id).doesNotContainAnyElementsOf(old);
+    }
+
+    /**
+     * The same first bytes but another file moved over the path (log rotation), or the same file
+     * with a record rewritten before the resume point: both are read from the start.
+     */
+    @Test
+    void aRotatedOrRewrittenLogWithTheSameBeginningIsReadAgainFromTheStart() throws IOException {
+        Path log = Logs.fixtures("claude-code").resolve("episodic-memory-large.jsonl");
+        byte[] bytes = Files.readAllBytes(log);
+        int cut = lineBoundary(bytes, bytes.length / 2);
+        Path file = Files.write(tmp.resolve("session.jsonl"), Arrays.copyOf(bytes, cut)).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+
+        // Rotation: a new file (new inode) with the whole log is moved over the old one.
+        Path rotated = Files.write(tmp.resolve("rotated.tmp"), bytes);
+        Files.move(rotated, file, StandardCopyOption.REPLACE_EXISTING);
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertSameAsFresh(store, file);
+
+        // Rewritten in place: the last record read before (line ending at cut) changes, the head does not.
+        Files.write(file, Arrays.copyOf(bytes, cut));
+        indexer.index(List.of(file));
+        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        byte[] changed = bytes.clone();
+        for (int i = previousLine(bytes, cut); i < cut - 1; i++) {
+            if (changed[i] == 'a') {
+                changed[i] = 'b';
+                break;
+            }
+        }
+        Files.write(file, changed);
+        report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(changed.length);
+        assertSameAsFresh(store, file);
+    }
+
+    /**
+     * A directive written into the part before the resume point (the first 4 KiB unchanged): the
+     * rewritten file is looked at again from its start, and skipped.
+     */
+    @Test
+    void aDirectiveRewrittenBeforeTheResumePointIsStillHeard() throws IOException {
+        String longFirst = Records.request(1, "Summarise this design: " + "the cache evicts least recently used entries. ".repeat(120));
+        List<String> lines = new ArrayList<>(List.of(longFirst, Records.answer(2, "msg_1", "Done."),
+                Records.request(3, "Rename the cache class"), Records.answer(4, "msg_2", "Renamed."),
+                Records.request(5, "Now add a test"), Records.answer(6, "msg_3", "Added.")));
+        Path file = Records.write(tmp.resolve("p/s.jsonl"), lines).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(Resume.Token.parse(store.source(file).orElseThrow().resume()).point().line()).isEqualTo(5);
+
+        lines.set(2, Records.request(3, "funes:ignore"));
+        lines.add(Records.request(7, "And document it"));
+        Records.write(file, lines);
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesSkippedByRequest()).isEqualTo(1);
+        assertThat(store.all()).isEmpty();
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    /**
+     * The memories in {@code store} cited from {@code file} are exactly those an index of the
+     * file as it is now into an empty store gives: same ids, texts, line and byte ranges, metadata.
+     */
+    private static void assertSameAsFresh(InMemoryStore store, Path file) {
+        InMemoryStore fresh = new InMemoryStore();
+        Indexer.builder(fresh).build().index(List.of(file));
+        assertThat(fresh.all()).isNotEmpty();
+        assertThat(store.all()).as(file.toString()).containsExactlyInAnyOrderElementsOf(fresh.all());
+    }
+
+    private static List<Path> jsonl(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList();
+        }
+    }
+
+    /** The offset just past the first newline at or after {@code at} (the end of the file if none). */
+    private static int lineBoundary(byte[] bytes, int at) {
+        for (int i = Math.max(at, 0); i < bytes.length; i++) {
+            if (bytes[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return bytes.length;
+    }
+
+    /** The start of the line that ends just before {@code end}. */
+    private static int previousLine(byte[] bytes, int end) {
+        int i = end - 2;
+        while (i >= 0 && bytes[i] != '\n') {
+            i--;
+        }
+        return i + 1;
+    }
+}
