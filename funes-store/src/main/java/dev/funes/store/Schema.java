@@ -146,7 +146,7 @@ final class Schema {
                     CREATE TABLE link_state (
                       key TEXT PRIMARY KEY,
                       value TEXT NOT NULL
-                    ) WITHOUT ROWID"""),
+                    ) WITHOUT ROWID""")),
             // The indexer's resume point in a growing log (docs/STORE-FORMAT.md); '' = read from the start.
             new Migration(3, "sources.resume: where a grown log is read on from", List.of(
                     "ALTER TABLE sources ADD COLUMN resume TEXT NOT NULL DEFAULT ''")));
