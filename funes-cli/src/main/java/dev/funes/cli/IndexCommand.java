@@ -41,7 +41,7 @@ final class IndexCommand implements Callable<Integer> {
         IndexReport report;
         try (OpenStore open = OpenStore.open(storeOptions.dir(), model);
              ProgressBar progress = ProgressBar.forTerminal(err)) {
-            report = Indexer.builder(open.store()).listener(progress).build().index(roots);
+            report = Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build().index(roots);
         }
         spec.commandLine().getOut().println(report.summary());
         return report.problems().isEmpty() && report.filesFailed() == 0 ? 0 : Main.EXIT_PARTIAL;
