@@ -15,14 +15,30 @@ import java.util.Map;
  * @param dimension      its vector dimension
  * @param databaseBytes  size of the SQLite files on disk
  * @param indexBytes     size of the ANN index files on disk
+ * @param redactions     secrets redacted in the stored memories, per type: the
+ *                       {@code [REDACTED:<type>]} placeholders their texts, projects and metadata
+ *                       values hold; empty when none (or when the store does not count them)
  */
 public record StoreStats(long memories, long sessions, long sources, long vectors,
                          Map<String, Long> byAgent, Map<String, Long> byKind,
-                         String modelId, int dimension, long databaseBytes, long indexBytes) {
+                         String modelId, int dimension, long databaseBytes, long indexBytes,
+                         Map<String, Long> redactions) {
 
     /** Copies the maps. */
     public StoreStats {
         byAgent = Map.copyOf(byAgent);
         byKind = Map.copyOf(byKind);
+        redactions = redactions == null ? Map.of() : Map.copyOf(redactions);
+    }
+
+    /**
+     * Stats without redaction counts; the constructor of the first version of this record, kept
+     * for its callers.
+     */
+    public StoreStats(long memories, long sessions, long sources, long vectors,
+                      Map<String, Long> byAgent, Map<String, Long> byKind,
+                      String modelId, int dimension, long databaseBytes, long indexBytes) {
+        this(memories, sessions, sources, vectors, byAgent, byKind, modelId, dimension, databaseBytes, indexBytes,
+                Map.of());
     }
 }

@@ -63,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
         Path storeDir = dir.resolve("store");
         PrintWriter out = spec.commandLine().getOut();
         try (OpenStore open = OpenStore.open(storeDir, null)) {
-            IndexReport report = Indexer.builder(open.store()).build().index(List.of(log));
+            IndexReport report = Indexer.builder(open.store()).redactor(open.redactor()).build().index(List.of(log));
             out.println("Indexed the sample session " + log);
             out.println("  " + report.summary());
             out.println();

@@ -48,7 +48,7 @@ final class IndexCommand implements Callable<Integer> {
         LinkReport links;
         try (OpenStore open = OpenStore.open(storeOptions.dir(), model);
              ProgressBar progress = ProgressBar.forTerminal(err)) {
-            report = Indexer.builder(open.store()).listener(progress).build().index(roots);
+            report = Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build().index(roots);
             // Commits of the sessions' repositories, and which memories made them (docs/WHY.md).
             links = Why.over(open.store()).link(repos == null ? List.of() : repos);
         }

@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
         description = "Local, owned memory for coding agents, built from their session logs.",
         subcommands = {
             IndexCommand.class, WatchCommand.class, SearchCommand.class, WhyCommand.class, StatsCommand.class, DemoCommand.class,
-            CheckCommand.class, McpCommand.class,
+            CheckCommand.class, McpCommand.class, ExportCommand.class, ImportCommand.class,
+            SyncCommands.Push.class, SyncCommands.Pull.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

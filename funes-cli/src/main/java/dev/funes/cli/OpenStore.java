@@ -5,17 +5,25 @@ import dev.funes.FunesException;
 import dev.funes.MemoryStore;
 import dev.funes.embed.BundledModel;
 import dev.funes.embed.Embedders;
+import dev.funes.redact.RedactionRule;
+import dev.funes.redact.Redactor;
 import dev.funes.store.FunesStore;
+import dev.funes.store.StoreOptions;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A store opened with the embedder it was built with; closes both.
+ * A store opened with the embedder it was built with and the store's redaction rules; closes
+ * the store and the embedder.
  *
  * @param embedder the embedder
  * @param store    the store
+ * @param redactor the built-in rules plus the user's from {@code <store>/redaction-rules.txt}
+ *                 when that file exists; the store redacts every memory with it, and indexers
+ *                 should too (so their reports count the same secrets)
  */
-record OpenStore(Embedder embedder, MemoryStore store) implements AutoCloseable {
+record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implements AutoCloseable {
 
     /** Opens an existing store with its recorded model; a missing store is an error. */
     static OpenStore existing(Path dir) {
@@ -36,13 +44,25 @@ record OpenStore(Embedder embedder, MemoryStore store) implements AutoCloseable 
                     + ", not " + model + "; omit --model, or index into a new --store");
         }
         String modelId = recorded.orElse(model != null ? model : BundledModel.DEFAULT.id());
+        Redactor redactor = redactor(dir);
         Embedder embedder = Embedders.forModelId(modelId);
         try {
-            return new OpenStore(embedder, FunesStore.open(dir, embedder));
+            return new OpenStore(embedder,
+                    FunesStore.open(dir, embedder, StoreOptions.builder().redactor(redactor).build()), redactor);
         } catch (RuntimeException e) {
             embedder.close();
             throw e;
         }
+    }
+
+    /**
+     * The built-in redaction rules plus those of {@code dir/redaction-rules.txt}, if present.
+     *
+     * @throws FunesException naming the file and line of a malformed rule
+     */
+    static Redactor redactor(Path dir) {
+        Path rules = dir.resolve(RedactionRule.FILE_NAME);
+        return Files.isRegularFile(rules) ? Redactor.builder().addRules(rules).build() : Redactor.standard();
     }
 
     @Override

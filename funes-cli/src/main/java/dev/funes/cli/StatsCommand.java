@@ -48,6 +48,7 @@ final class StatsCommand implements Callable<Integer> {
             node.put("dimension", stats.dimension());
             node.put("databaseBytes", stats.databaseBytes());
             node.put("indexBytes", stats.indexBytes());
+            node.set("redactions", HitJson.MAPPER.valueToTree(new TreeMap<>(stats.redactions())));
             out.println(HitJson.MAPPER.writeValueAsString(node));
             return 0;
         }
@@ -58,6 +59,10 @@ final class StatsCommand implements Callable<Integer> {
         printCounts("by agent", stats.byAgent(), out);
         printCounts("by kind", stats.byKind(), out);
         printCounts("links to commits, by evidence", links, out);
+        long redacted = stats.redactions().values().stream().mapToLong(Long::longValue).sum();
+        if (redacted > 0) {
+            printCounts("secrets redacted (" + redacted + ")", stats.redactions(), out);
+        }
         out.println("size       " + human(stats.databaseBytes()) + " database, " + human(stats.indexBytes()) + " index");
         return 0;
     }

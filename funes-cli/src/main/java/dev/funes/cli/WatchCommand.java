@@ -59,14 +59,14 @@ final class WatchCommand implements Callable<Integer> {
         Watcher watcher;
         Thread hook;
         try {
-            Indexer changes = Indexer.builder(open.store()).listener(new Watcher.Lines(line -> {
+            Indexer changes = Indexer.builder(open.store()).redactor(open.redactor()).listener(new Watcher.Lines(line -> {
                 err.println(line);
                 err.flush();
             })).build();
             watcher = new Watcher(changes, roots, err::println, !pollOnly);
             IndexReport initial;
             try (ProgressBar progress = ProgressBar.forTerminal(err)) {
-                initial = watcher.start(Indexer.builder(open.store()).listener(progress).build());
+                initial = watcher.start(Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build());
             }
             err.println("indexed: " + initial.summary());
             err.println("watching " + roots.size() + (roots.size() == 1 ? " path" : " paths") + "; Ctrl-C to stop");

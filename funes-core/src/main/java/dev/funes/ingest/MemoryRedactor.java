@@ -1,11 +1,11 @@
 package dev.funes.ingest;
 
 import dev.funes.Memory;
+import dev.funes.redact.RedactedMemory;
 import dev.funes.redact.Redaction;
 import dev.funes.redact.Redactor;
 
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Redacts a memory before it is stored: its text, its project and every metadata value.
@@ -25,31 +25,9 @@ final class MemoryRedactor {
 
     /** The memory with its secrets replaced; {@code counts} gains what was replaced, per type. */
     Memory redact(Memory m, Map<String, Long> counts) {
-        Redaction text = redactor.redact(m.text());
-        boolean changed = text.changed();
-        add(counts, text);
-        String project = m.project();
-        if (project != null) {
-            Redaction p = redactor.redact(project);
-            changed |= p.changed();
-            add(counts, p);
-            project = p.text();
-        }
-        Map<String, String> metadata = new TreeMap<>();
-        for (Map.Entry<String, String> e : m.metadata().entrySet()) {
-            Redaction v = redactor.redact(e.getValue());
-            changed |= v.changed();
-            add(counts, v);
-            metadata.put(e.getKey(), v.text());
-        }
-        if (!changed) {
-            return m;
-        }
-        String derived = Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), m.text());
-        String id = m.id().equals(derived)
-                ? Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), text.text()) : m.id();
-        return new Memory(id, m.kind(), text.text(), m.startedAt(), m.endedAt(), m.agent(), project, m.session(),
-                m.provenance(), metadata);
+        RedactedMemory r = redactor.redact(m);
+        r.counts().forEach((type, n) -> counts.merge(type, (long) n, Long::sum));
+        return r.memory();
     }
 
     /** A problem's message with its secrets replaced (a parser error may quote the line). */

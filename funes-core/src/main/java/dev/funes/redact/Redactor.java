@@ -1,5 +1,7 @@
 package dev.funes.redact;
 
+import dev.funes.Memory;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -103,6 +105,47 @@ public final class Redactor {
             totals.computeIfAbsent(e.getKey(), k -> new LongAdder()).add(e.getValue());
         }
         return new Redaction(out.toString(), counts);
+    }
+
+    /**
+     * Redacts a memory before it is stored: its text, its project and every metadata value.
+     * The session, agent and provenance are identifiers and stay as they are.
+     *
+     * <p>When something was replaced and the memory's id is the one {@link Memory#idOf} derives
+     * from its raw text, the id is derived again from the redacted text: an id hashed from the
+     * raw text would let anyone holding the store test guesses of a short secret offline (every
+     * other input of the hash is stored). An id set explicitly (not derived from the text) is kept.
+     * Redacting a redacted memory changes nothing, so its id is stable.
+     *
+     * @return the redacted memory and the counts per type; the same memory and no counts when
+     *         nothing was found
+     */
+    public RedactedMemory redact(Memory memory) {
+        Objects.requireNonNull(memory, "memory");
+        Map<String, Integer> counts = new TreeMap<>();
+        Redaction text = redact(memory.text());
+        text.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
+        String project = memory.project();
+        if (project != null) {
+            Redaction p = redact(project);
+            p.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
+            project = p.text();
+        }
+        Map<String, String> metadata = new TreeMap<>();
+        for (Map.Entry<String, String> e : memory.metadata().entrySet()) {
+            Redaction v = redact(e.getValue());
+            v.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
+            metadata.put(e.getKey(), v.text());
+        }
+        if (counts.isEmpty()) {
+            return new RedactedMemory(memory, Map.of());
+        }
+        Memory m = memory;
+        String derived = Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), m.text());
+        String id = m.id().equals(derived)
+                ? Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), text.text()) : m.id();
+        return new RedactedMemory(new Memory(id, m.kind(), text.text(), m.startedAt(), m.endedAt(), m.agent(),
+                project, m.session(), m.provenance(), metadata), counts);
     }
 
     /** Secrets replaced by every call so far, per type, sorted by type; a snapshot. */

@@ -80,7 +80,7 @@ final class CallerVectors implements StoreVectors {
                          "INSERT INTO vectors (content_hash, embedding) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
                  PreparedStatement insertMemory = writer.prepareStatement(Rows.INSERT_MEMORY)) {
                 for (Memory m : byId.values()) {
-                    long gone = store.deleteRow(m.id());
+                    long gone = store.deleteRow(m.id(), null);
                     if (gone >= 0) {
                         deleted.add(gone);
                     }
@@ -105,6 +105,7 @@ final class CallerVectors implements StoreVectors {
                     Rows.bindMemory(insertMemory, m, vectorId, now);
                     insertMemory.setString(16, key); // content_hash names the vector, not the text
                     insertMemory.executeUpdate();
+                    store.inserted(m);
                     if (m.session() != null) {
                         sessions.add(List.of(m.agent(), m.session()));
                     }
@@ -207,7 +208,7 @@ final class CallerVectors implements StoreVectors {
             int count = 0;
             List<Long> vectors = new ArrayList<>();
             for (String id : distinct) {
-                long gone = store.deleteRow(id);
+                long gone = store.deleteRow(id, Instant.now());
                 if (gone != SqliteMemoryStore.NO_ROW) {
                     count++;
                 }

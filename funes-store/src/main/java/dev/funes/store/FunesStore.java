@@ -31,6 +31,13 @@ import java.util.Optional;
  * file is rebuilt from SQLite whenever it is missing, corrupt or stale, so deleting it never
  * loses anything. docs/STORE-FORMAT.md describes the files.
  *
+ * <p>Every memory passes through the store's {@linkplain StoreOptions#redactor() redactor}
+ * before anything of it is written (text, project, metadata values; its embedding is computed
+ * from the redacted text): a memory whose text held a secret is stored under the id derived from
+ * its redacted text ({@link dev.funes.redact.Redactor#redact(dev.funes.Memory)}), so
+ * {@code get} with the raw memory's id finds nothing. {@link DatasetExport} and
+ * {@link DatasetImport} move memories between stores as a Hugging Face dataset folder.
+ *
  * <p>Several processes may open the same store. Each write transaction holds the store's write
  * lock ({@code write.lock}), so one process writes at a time; a writer that waits longer than
  * {@link StoreOptions#writeLockTimeout()} fails with a {@link StoreException} naming the process

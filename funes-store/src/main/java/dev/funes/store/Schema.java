@@ -149,7 +149,37 @@ final class Schema {
                     ) WITHOUT ROWID""")),
             // The indexer's resume point in a growing log (docs/STORE-FORMAT.md); '' = read from the start.
             new Migration(3, "sources.resume: where a grown log is read on from", List.of(
-                    "ALTER TABLE sources ADD COLUMN resume TEXT NOT NULL DEFAULT ''")));
+                    "ALTER TABLE sources ADD COLUMN resume TEXT NOT NULL DEFAULT ''")),
+            new Migration(4, "redaction counts per type and tombstones of deleted memories", List.of(
+                    // Placeholders ([REDACTED:type]) in the stored memories, per type: what
+                    // `funes stats` shows, kept up to date by every add and delete.
+                    "CREATE TABLE redactions (type TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID",
+                    // Counts what an older store already holds: walks every placeholder of every
+                    // text, project and metadata value, with the same rule as Redactor.PLACEHOLDER.
+                    """
+                    INSERT INTO redactions (type, count)
+                    WITH RECURSIVE scan(rest, type) AS (
+                      SELECT text || char(10) || coalesce(project, '') || char(10) || metadata, NULL
+                        FROM memories
+                       WHERE instr(text || char(10) || coalesce(project, '') || char(10) || metadata, '[REDACTED:') > 0
+                      UNION ALL
+                      SELECT substr(rest, instr(rest, '[REDACTED:') + 10),
+                             substr(rest, instr(rest, '[REDACTED:') + 10,
+                                    instr(substr(rest, instr(rest, '[REDACTED:') + 10), ']') - 1)
+                        FROM scan WHERE instr(rest, '[REDACTED:') > 0
+                    )
+                    SELECT type, count(*) FROM scan
+                     WHERE type <> '' AND type NOT GLOB '*[^a-z0-9-]*' AND type NOT GLOB '-*'
+                       AND type NOT GLOB '*-' AND type NOT GLOB '*--*'
+                     GROUP BY type""",
+                    // Memories deleted from this store (by delete, or replaced by a re-read log):
+                    // an export turns them into the dataset's tombstones, and an import does not
+                    // bring back a memory deleted here after it was exported elsewhere.
+                    """
+                    CREATE TABLE tombstones (
+                      id TEXT PRIMARY KEY,
+                      deleted_at TEXT NOT NULL
+                    ) WITHOUT ROWID""")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

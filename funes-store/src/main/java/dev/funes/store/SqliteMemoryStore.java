@@ -293,6 +293,21 @@ final class SqliteMemoryStore implements MemoryStore {
         return openReport;
     }
 
+    /** The store's directory. */
+    Path dir() {
+        return dir;
+    }
+
+    /** The embedding model's id. */
+    String modelId() {
+        return modelId;
+    }
+
+    /** The embedding model's vector dimension. */
+    int dimension() {
+        return dimension;
+    }
+
     // ---------------------------------------------------------------- writes
 
     @Override
@@ -306,14 +321,46 @@ final class SqliteMemoryStore implements MemoryStore {
         return add(memories, source, Set.copyOf(Objects.requireNonNull(keep, "keep")));
     }
 
+    /** What {@link #merge} did. */
+    record Merged(AddResult added, int deleted) {
+    }
+
+    /**
+     * Adds memories and deletes others in one transaction: what a dataset import does.
+     *
+     * @param vectors   embeddings by content hash, stored instead of embedding those texts; they
+     *                  must come from this store's model
+     * @param addedAt   when each memory (by id) was first added, kept instead of now, so that
+     *                  tombstones from other machines compare with the original time
+     * @param deletions ids to delete, each with the time it was deleted elsewhere; a memory added
+     *                  here at or after that time stays (it was added again)
+     */
+    Merged merge(Collection<Memory> memories, Map<String, float[]> vectors, Map<String, Instant> addedAt,
+                 Map<String, Instant> deletions) {
+        int[] deleted = new int[1];
+        AddResult result = add(memories, null, null, new Extra(Objects.requireNonNull(vectors, "vectors"),
+                Objects.requireNonNull(addedAt, "addedAt"), Objects.requireNonNull(deletions, "deletions"), deleted));
+        return new Merged(result, deleted[0]);
+    }
+
+    /** What an import adds to a write: given vectors and times, deletions, and a count of those done. */
+    private record Extra(Map<String, float[]> vectors, Map<String, Instant> addedAt, Map<String, Instant> deletions,
+                         int[] deleted) {
+        static final Extra NONE = new Extra(Map.of(), Map.of(), Map.of(), new int[1]);
+    }
+
     private AddResult add(Collection<Memory> memories, SourceState source, Set<String> keep) {
+        return add(memories, source, keep, Extra.NONE);
+    }
+
+    private AddResult add(Collection<Memory> memories, SourceState source, Set<String> keep, Extra extra) {
         Objects.requireNonNull(memories, "memories");
         lifecycle.readLock().lock();
         try {
             ensureOpen();
             writeLock.lock();
             try {
-                return addLocked(memories, source, keep);
+                return addLocked(memories, source, keep, extra);
             } finally {
                 writeLock.unlock();
             }
@@ -322,12 +369,31 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private AddResult addLocked(Collection<Memory> memories, SourceState source, Set<String> keep) {
+    private AddResult addLocked(Collection<Memory> memories, SourceState source, Set<String> keep, Extra extra) {
+        // Redacted before anything else sees the memory: not even its embedding may be computed
+        // from the raw text. Memories the Indexer already redacted come through unchanged.
         Map<String, Memory> byId = new LinkedHashMap<>();
+        Map<String, String> renamed = new HashMap<>();
         for (Memory m : memories) {
-            byId.putIfAbsent(Objects.requireNonNull(m, "memory").id(), m);
+            Memory redacted = options.redactor().redact(Objects.requireNonNull(m, "memory")).memory();
+            if (!redacted.id().equals(m.id())) {
+                renamed.put(m.id(), redacted.id());
+            }
+            byId.putIfAbsent(redacted.id(), redacted);
+        }
+        if (keep != null && !renamed.isEmpty()) {
+            Set<String> kept = new LinkedHashSet<>(keep);
+            for (String id : keep) {
+                if (renamed.containsKey(id)) {
+                    kept.add(renamed.get(id));
+                }
+            }
+            keep = kept;
         }
         Map<String, float[]> embeddings = new HashMap<>(); // content hash -> vector, kept across attempts
+        for (Map.Entry<String, float[]> e : extra.vectors().entrySet()) {
+            embeddings.put(e.getKey(), checkVector(e.getValue()));
+        }
         int embedded = 0;
         for (int attempt = 1; ; attempt++) {
             List<Memory> candidates;
@@ -352,7 +418,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 throw new StoreException("cannot read the store " + dir + ": " + message(e), e);
             }
             embedded += embed(missing, embeddings);
-            Optional<Committed> committed = commit(candidates, embeddings, source, keep);
+            Optional<Committed> committed = commit(candidates, embeddings, source, keep, extra);
             if (committed.isPresent()) {
                 Committed c = committed.get();
                 c.deletedVectors().forEach(ann::removed);
@@ -413,16 +479,17 @@ final class SqliteMemoryStore implements MemoryStore {
      * after it was looked up; nothing is written then and the caller retries.
      */
     private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source,
-                                       Set<String> keep) {
+                                       Set<String> keep, Extra extra) {
         // Only the transaction holds the file lock, not the embedding before it: a waiting writer
         // then waits milliseconds, not seconds, and long-lived writers (a watcher, an MCP server)
         // can share the store.
         try (WriteLock.Held held = fileLock.acquire("adding " + memories.size() + " memories")) {
             writer.setAutoCommit(false);
             try {
-                Optional<Committed> result = write(memories, embeddings, source);
-                if (result.isPresent() && keep != null) {
-                    List<Long> deleted = deleteStale(source, keep);
+                Optional<Committed> result = write(memories, embeddings, source, extra.addedAt());
+                if (result.isPresent() && (keep != null || !extra.deletions().isEmpty())) {
+                    List<Long> deleted = keep == null ? new ArrayList<>() : deleteStale(source, keep);
+                    extra.deleted()[0] = deleteAddedBefore(extra.deletions(), deleted);
                     result = Optional.of(new Committed(result.get().added(), result.get().newVectors(), deleted));
                 }
                 if (result.isPresent()) {
@@ -443,17 +510,19 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private Optional<Committed> write(List<Memory> memories, Map<String, float[]> embeddings, SourceState source)
-            throws SQLException {
+    private Optional<Committed> write(List<Memory> memories, Map<String, float[]> embeddings, SourceState source,
+                                      Map<String, Instant> addedAt) throws SQLException {
         Map<String, Long> vectorIds = new HashMap<>();
         List<AnnIndex.Entry> newVectors = new ArrayList<>();
         Set<List<String>> sessions = new LinkedHashSet<>();
+        Map<String, Long> redactions = new HashMap<>();
         int added = 0;
         Instant now = Instant.now();
         try (PreparedStatement findVector = writer.prepareStatement("SELECT id FROM vectors WHERE content_hash = ?");
              PreparedStatement insertVector = writer.prepareStatement(
                      "INSERT INTO vectors (content_hash, embedding) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
-             PreparedStatement insertMemory = writer.prepareStatement(Rows.INSERT_MEMORY)) {
+             PreparedStatement insertMemory = writer.prepareStatement(Rows.INSERT_MEMORY);
+             PreparedStatement clearTombstone = writer.prepareStatement("DELETE FROM tombstones WHERE id = ?")) {
             for (Memory m : memories) {
                 String hash = m.contentHash();
                 Long vectorId = vectorIds.get(hash);
@@ -478,9 +547,12 @@ final class SqliteMemoryStore implements MemoryStore {
                     }
                     vectorIds.put(hash, vectorId);
                 }
-                Rows.bindMemory(insertMemory, m, vectorId, now);
+                Rows.bindMemory(insertMemory, m, vectorId, addedAt.getOrDefault(m.id(), now));
                 if (insertMemory.executeUpdate() == 1) {
                     added++;
+                    Redactions.count(m, redactions);
+                    clearTombstone.setString(1, m.id());
+                    clearTombstone.executeUpdate();
                     if (m.session() != null) {
                         sessions.add(List.of(m.agent(), m.session()));
                     }
@@ -490,6 +562,7 @@ final class SqliteMemoryStore implements MemoryStore {
         for (List<String> session : sessions) {
             refreshSession(session.get(0), session.get(1));
         }
+        Redactions.apply(writer, redactions);
         if (source != null) {
             try (PreparedStatement ps = writer.prepareStatement(Rows.UPSERT_SOURCE)) {
                 Rows.bindSource(ps, source);
@@ -575,8 +648,9 @@ final class SqliteMemoryStore implements MemoryStore {
             }
         }
         List<Long> deletedVectors = new ArrayList<>();
+        Instant now = Instant.now();
         for (String id : stale) {
-            long v = deleteRow(id);
+            long v = deleteRow(id, now);
             if (v >= 0) {
                 deletedVectors.add(v);
             }
@@ -592,7 +666,7 @@ final class SqliteMemoryStore implements MemoryStore {
         try (WriteLock.Held held = fileLock.acquire("deleting a memory")) {
             writer.setAutoCommit(false);
             try {
-                deletedVector = deleteRow(id);
+                deletedVector = deleteRow(id, Instant.now());
                 if (deletedVector == NO_ROW) {
                     writer.rollback();
                     return false;
@@ -613,6 +687,51 @@ final class SqliteMemoryStore implements MemoryStore {
         return true;
     }
 
+    /**
+     * Deletes, inside the open transaction, each memory that was added here before the time it
+     * was deleted elsewhere; adds the ids of the vectors that went to {@code deletedVectors}.
+     *
+     * @return how many memories were deleted
+     */
+    private int deleteAddedBefore(Map<String, Instant> deletions, List<Long> deletedVectors) throws SQLException {
+        int deleted = 0;
+        try (PreparedStatement ps = writer.prepareStatement("SELECT added_at FROM memories WHERE id = ?")) {
+            for (Map.Entry<String, Instant> d : deletions.entrySet()) {
+                ps.setString(1, d.getKey());
+                Instant added;
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        continue;
+                    }
+                    added = Rows.instant(rs.getString(1));
+                }
+                if (!added.isBefore(d.getValue())) {
+                    continue;
+                }
+                long v = deleteRow(d.getKey(), d.getValue());
+                deleted++;
+                if (v >= 0) {
+                    deletedVectors.add(v);
+                }
+            }
+        }
+        return deleted;
+    }
+
+    /**
+     * Book-keeping for a memory another writer ({@link CallerVectors}) just inserted inside the
+     * open transaction: its redaction counts and clearing its tombstone, as {@link #addAll} does.
+     */
+    void inserted(Memory m) throws SQLException {
+        Map<String, Long> redactions = new HashMap<>();
+        Redactions.count(m, redactions);
+        Redactions.apply(writer, redactions);
+        try (PreparedStatement ps = writer.prepareStatement("DELETE FROM tombstones WHERE id = ?")) {
+            ps.setString(1, m.id());
+            ps.executeUpdate();
+        }
+    }
+
     /** {@link #deleteRow}'s answer when there is no such memory. */
     static final long NO_ROW = -2;
 
@@ -620,29 +739,45 @@ final class SqliteMemoryStore implements MemoryStore {
      * Deletes one memory inside the open transaction, refreshing its session and deleting its
      * vector once no memory uses it.
      *
+     * @param deletedAt when, for the tombstone; {@code null} when the memory is replaced under the
+     *                  same id in the same transaction (no tombstone)
      * @return the id of the deleted vector, -1 if the vector stays, {@link #NO_ROW} if no such memory
      */
-    long deleteRow(String id) throws SQLException {
+    long deleteRow(String id, Instant deletedAt) throws SQLException {
         long seq;
         long vectorId;
         String agent;
         String session;
+        Map<String, Long> redactions = new HashMap<>();
         try (PreparedStatement ps = writer.prepareStatement(
-                "SELECT seq, vector_id, agent, session FROM memories WHERE id = ?")) {
+                "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.id = ?")) {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return NO_ROW;
                 }
-                seq = rs.getLong(1);
-                vectorId = rs.getLong(2);
-                agent = rs.getString(3);
-                session = rs.getString(4);
+                Rows.StoredMemory stored = Rows.memory(rs);
+                seq = stored.seq();
+                vectorId = stored.vectorId();
+                agent = stored.memory().agent();
+                session = stored.memory().session();
+                Redactions.count(stored.memory(), redactions);
             }
         }
         try (PreparedStatement ps = writer.prepareStatement("DELETE FROM memories WHERE seq = ?")) {
             ps.setLong(1, seq);
             ps.executeUpdate();
+        }
+        redactions.replaceAll((type, n) -> -n);
+        Redactions.apply(writer, redactions);
+        // Remembered so that an export tells other machines, and an import does not bring it back.
+        if (deletedAt != null) {
+            try (PreparedStatement ps = writer.prepareStatement(
+                    "INSERT OR REPLACE INTO tombstones (id, deleted_at) VALUES (?, ?)")) {
+                ps.setString(1, id);
+                ps.setString(2, Rows.instant(deletedAt));
+                ps.executeUpdate();
+            }
         }
         if (session != null) {
             refreshSession(agent, session);
@@ -706,10 +841,6 @@ final class SqliteMemoryStore implements MemoryStore {
     void vectorsChanged(List<AnnIndex.Entry> added, List<Long> deleted) {
         deleted.forEach(ann::removed);
         afterCommit(added);
-    }
-
-    int dimension() {
-        return dimension;
     }
 
     /**
@@ -810,7 +941,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
             return new StoreStats(memories, sessions, sources, vectors, byAgent, byKind, modelId, dimension,
-                    databaseBytes, ann.fileBytes());
+                    databaseBytes, ann.fileBytes(), Redactions.read(c));
         });
     }
 

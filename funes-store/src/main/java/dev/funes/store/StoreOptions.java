@@ -1,5 +1,7 @@
 package dev.funes.store;
 
+import dev.funes.redact.Redactor;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,8 +22,14 @@ import java.util.Objects;
  *                        process (or another store on the same directory) to finish its write
  *                        before failing with a {@link dev.funes.StoreException} naming that
  *                        writer; zero tries once. Reads never wait for it.
+ * @param redactor        what every memory passes through before anything of it is persisted
+ *                        (text, project, metadata values; see
+ *                        {@link Redactor#redact(dev.funes.Memory)}): memories added directly
+ *                        through the store are redacted as thoroughly as those the
+ *                        {@code Indexer} reads. Default: {@link Redactor#standard()}
  */
-public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout) {
+public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
+                           Redactor redactor) {
 
     /** The default write lock timeout, 10 seconds: far longer than one write transaction. */
     public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
@@ -29,6 +37,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     /** Validates the values. */
     public StoreOptions {
         Objects.requireNonNull(writeLockTimeout, "writeLockTimeout");
+        Objects.requireNonNull(redactor, "redactor");
         if (writeLockTimeout.isNegative()) {
             throw new IllegalArgumentException("writeLockTimeout must not be negative, was " + writeLockTimeout);
         }
@@ -51,7 +60,18 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         this(candidates, freshLimit, readConnections, DEFAULT_WRITE_LOCK_TIMEOUT);
     }
 
-    /** 100 candidates, a fresh limit of 1000 vectors, 4 read connections, a 10 s write lock timeout. */
+    /**
+     * Options with the {@linkplain Redactor#standard() standard redactor}; the constructor of the
+     * second version of this record, kept for its callers.
+     */
+    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout) {
+        this(candidates, freshLimit, readConnections, writeLockTimeout, Redactor.standard());
+    }
+
+    /**
+     * 100 candidates, a fresh limit of 1000 vectors, 4 read connections, a 10 s write lock timeout,
+     * the standard redactor.
+     */
     public static StoreOptions defaults() {
         return new StoreOptions(100, 1000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
     }
@@ -67,6 +87,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         private int freshLimit = defaults().freshLimit();
         private int readConnections = defaults().readConnections();
         private Duration writeLockTimeout = DEFAULT_WRITE_LOCK_TIMEOUT;
+        private Redactor redactor;
 
         private Builder() {
         }
@@ -96,13 +117,24 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         }
 
         /**
+         * The redactor every memory passes through before it is stored, for example one with the
+         * user's rules ({@code Redactor.builder().addRules(path).build()}); there is no way to
+         * store unredacted text.
+         */
+        public Builder redactor(Redactor redactor) {
+            this.redactor = Objects.requireNonNull(redactor, "redactor");
+            return this;
+        }
+
+        /**
          * Builds the options.
          *
          * @throws IllegalArgumentException if a value is out of range
          * @throws NullPointerException     if the write lock timeout is null
          */
         public StoreOptions build() {
-            return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout);
+            return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout,
+                    redactor != null ? redactor : Redactor.standard());
         }
     }
 }
