@@ -232,6 +232,15 @@ public final class Classifier {
             hint = url.group();
         } else if (rule.equals("web-search")) {
             hint = null;
+        } else if (rule.equals("doc-read") && ClassifierRules.SHELL_TOOLS.contains(call.tool())) {
+            // "cat docs/setup.md | head": the documentation file, not the command.
+            for (String token : input.split("\\s+")) {
+                String t = token.replaceAll("^[\"']|[\"';|&)]+$", "");
+                if (ClassifierRules.DOC_PATH.matcher(t).find()) {
+                    hint = t;
+                    break;
+                }
+            }
         }
         out.add(new Finding(MemoryKind.LOOKUP, "lookup:" + rule, Speaker.CALL, index, parts, text.toString(), hint));
     }

@@ -148,7 +148,7 @@ class ClassifierTest {
                 "[mcp__context7__get-library-docs] react \u2192 ok: hooks",
                 "Assistant: Set up as the README says.");
         assertThat(of(MemoryKind.LOOKUP, ex)).extracting(m -> m.metadata().get("files"))
-                .containsExactly("[\"README.md\"]", "[\"cat docs/setup.txt\"]", "[\"guide/INSTALL.rst\"]", "[\"react\"]");
+                .containsExactly("[\"README.md\"]", "[\"docs/setup.txt\"]", "[\"guide/INSTALL.rst\"]", "[\"react\"]");
     }
 
     // ---- general -----------------------------------------------------------------------------
