@@ -3,6 +3,7 @@ package dev.funes.ingest;
 import dev.funes.AddResult;
 import dev.funes.FunesException;
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SourceState;
 import dev.funes.redact.Redactor;
@@ -91,6 +92,9 @@ import java.util.function.Consumer;
  *       {@link Builder#redactor redactor} before they reach the store, and so do the problems'
  *       messages; a memory's id is derived from its redacted text. What was redacted is counted
  *       in {@link IndexReport#redactions()}. There is no way to turn this off.</li>
+ *   <li><b>Derived memories.</b> Unless {@link Builder#classify(boolean) turned off}, the
+ *       {@link Classifier}'s decisions, conventions and lookups of each exchange are built from the
+ *       redacted exchange and stored with it, in the same batch and under the same checkpoint.</li>
  *   <li><b>Threads.</b> An indexer is immutable; {@link #index} may be called from several threads,
  *       each call being independent, as far as the store allows.</li>
  * </ul>
@@ -116,6 +120,7 @@ public final class Indexer {
     private final int batchSize;
     private final Clock clock;
     private final MemoryRedactor redactor;
+    private final Classifier classifier;
 
     private Indexer(Builder b) {
         this.store = b.store;
@@ -124,6 +129,7 @@ public final class Indexer {
         this.batchSize = b.batchSize;
         this.clock = b.clock;
         this.redactor = new MemoryRedactor(b.redactor != null ? b.redactor : Redactor.standard());
+        this.classifier = b.classify ? new Classifier() : null;
     }
 
     /** A builder of an indexer writing to {@code store}. */
@@ -703,6 +709,15 @@ public final class Indexer {
             ids.add(redacted.id());
             starts.put(redacted.id(), redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart());
             memories++;
+            if (classifier != null && redacted.kind() == MemoryKind.EXCHANGE) {
+                // Built from the redacted exchange, stored in its batch, kept by the checkpoint's replaceSource.
+                for (Memory derived : classifier.classify(redacted)) {
+                    Memory d = run.redactor.redact(derived, run.redactions);
+                    batch.add(d);
+                    ids.add(d.id());
+                    memories++;
+                }
+            }
             if (batch.size() >= batchSize) {
                 flush(null);
             }
@@ -803,6 +818,7 @@ public final class Indexer {
         private int batchSize = DEFAULT_BATCH_SIZE;
         private Clock clock = Clock.systemUTC();
         private Redactor redactor;
+        private boolean classify = true;
 
         private Builder(MemoryStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -862,6 +878,15 @@ public final class Indexer {
          */
         public Builder redactor(Redactor redactor) {
             this.redactor = Objects.requireNonNull(redactor, "redactor");
+            return this;
+        }
+
+        /**
+         * Whether each exchange's decisions, conventions and documentation lookups are stored as
+         * memories of their own ({@link Classifier}), in the same batch as the exchange. Default: on.
+         */
+        public Builder classify(boolean classify) {
+            this.classify = classify;
             return this;
         }
 

@@ -77,7 +77,8 @@ class PlantedSecretsTest {
 
         assertThat(report.problems()).isEmpty();
         assertThat(report.filesIndexed()).isEqualTo(files.size());
-        assertThat(store.all()).hasSameSizeAs(raw);
+        // Derived memories (decisions, lookups) come on top of what the reader gave, and are checked for leaks too.
+        assertThat(store.all().stream().filter(m -> !m.metadata().containsKey("derivedFrom")).toList()).hasSameSizeAs(raw);
         System.out.println("planted per type: " + planted);
         System.out.println("reached a memory: " + expected);
         System.out.println("redacted:         " + report.redactions());

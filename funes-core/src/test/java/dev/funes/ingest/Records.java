@@ -62,6 +62,15 @@ final class Records {
         return r.toString();
     }
 
+    /** A call of any tool whose input has one field. */
+    static String toolUse(int n, String messageId, String toolUseId, String name, String field, String value) {
+        ObjectNode r = base("assistant", n);
+        ObjectNode m = r.putObject("message").put("id", messageId).put("role", "assistant");
+        ObjectNode block = m.putArray("content").addObject().put("type", "tool_use").put("id", toolUseId).put("name", name);
+        block.putObject("input").put(field, value);
+        return r.toString();
+    }
+
     static String result(int n, String toolUseId, String output, boolean error) {
         ObjectNode r = base("user", n);
         ArrayNode content = r.putObject("message").put("role", "user").putArray("content");
