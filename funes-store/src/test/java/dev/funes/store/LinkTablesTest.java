@@ -12,9 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
 
@@ -86,16 +83,10 @@ class LinkTablesTest {
             store.add(m);
         }
         // Back to what version 1 wrote.
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
-             Statement s = c.createStatement()) {
-            for (String table : List.of("links", "commit_files", "commits", "repo_heads", "link_state")) {
-                s.execute("DROP TABLE " + table);
-            }
-            s.execute("PRAGMA user_version = 1");
-        }
+        OldStores.downgradeToVersion1(dir);
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             assertThat(FunesStore.openReport(store).schemaVersionFound()).isEqualTo(1);
-            assertThat(FunesStore.openReport(store).schemaVersion()).isEqualTo(2);
+            assertThat(FunesStore.openReport(store).schemaVersion()).isEqualTo(Schema.CURRENT_VERSION);
             assertThat(store.get(m.id())).contains(m);
             assertThat(FunesStore.links(store).linkCounts()).isEmpty();
             assertThat(FunesStore.links(store).memoriesAfter(0, 10)).extracting(s -> s.memory().id()).containsExactly(m.id());

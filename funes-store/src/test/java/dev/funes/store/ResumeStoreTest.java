@@ -96,7 +96,7 @@ class ResumeStoreTest {
             Indexer.builder(store).build().index(List.of(file));
         }
         // The shape of a version 1 store.
-        sql(dir, "ALTER TABLE sources DROP COLUMN resume", "PRAGMA user_version = 1");
+        OldStores.downgradeToVersion1(dir);
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             SourceState state = store.source(file).orElseThrow();
             assertThat(state.resume()).isEmpty();
@@ -120,14 +120,6 @@ class ResumeStoreTest {
         return rows;
     }
 
-    private static void sql(Path dir, String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
-             Statement s = c.createStatement()) {
-            for (String sql : statements) {
-                s.execute(sql);
-            }
-        }
-    }
 
     private static int lineBoundary(byte[] bytes, int at) {
         for (int i = at; i < bytes.length; i++) {

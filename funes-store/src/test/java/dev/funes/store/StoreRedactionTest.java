@@ -113,12 +113,7 @@ class StoreRedactionTest {
         }
         assertThat(counted).isEqualTo(Map.of("github-token", 2L, "password", 1L, "secret", 1L));
         // Back to a version 1 store: no redactions or tombstones tables.
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
-             Statement s = c.createStatement()) {
-            s.execute("DROP TABLE redactions");
-            s.execute("DROP TABLE tombstones");
-            s.execute("PRAGMA user_version = 1");
-        }
+        OldStores.downgradeToVersion1(dir);
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             assertThat(FunesStore.openReport(store).schemaVersionFound()).isEqualTo(1);
             assertThat(store.stats().redactions()).isEqualTo(counted);
