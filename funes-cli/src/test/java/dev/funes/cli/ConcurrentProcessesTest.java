@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -56,7 +55,7 @@ class ConcurrentProcessesTest {
             watch.awaitErr(l -> l.startsWith("watching "), PATIENCE);
             try (FunesProcess mcp = FunesProcess.start("384m", "mcp", "--store", store.toString())) {
                 all.add(mcp);
-                Mcp client = new Mcp(mcp);
+                McpStdioClient client = new McpStdioClient(mcp, PATIENCE);
                 client.initialize();
 
                 // Readers in other processes, one after another, for as long as the writers write.
@@ -180,7 +179,7 @@ class ConcurrentProcessesTest {
     }
 
     /** Appends whole lines in one write, as an agent appends records. */
-    private static void append(Path log, List<String> lines) throws IOException {
+    static void append(Path log, List<String> lines) throws IOException {
         byte[] bytes = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
         try (FileChannel channel = FileChannel.open(log, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             ByteBuffer buffer = ByteBuffer.wrap(bytes);
@@ -203,75 +202,5 @@ class ConcurrentProcessesTest {
             ids.add(hit.get("id").asText());
         }
         return ids;
-    }
-
-    /** A minimal MCP client speaking JSON-RPC over the server process's stdin and stdout. */
-    private static final class Mcp {
-        private final FunesProcess server;
-        private int nextId = 1;
-
-        Mcp(FunesProcess server) {
-            this.server = server;
-        }
-
-        void initialize() throws IOException, InterruptedException {
-            ObjectNode params = HitJson.MAPPER.createObjectNode();
-            params.put("protocolVersion", "2025-06-18");
-            params.putObject("capabilities");
-            params.putObject("clientInfo").put("name", "reliability-test").put("version", "1");
-            JsonNode result = request("initialize", params);
-            assertThat(result.path("serverInfo").path("name").asText()).isEqualTo("funes");
-            ObjectNode initialized = HitJson.MAPPER.createObjectNode();
-            initialized.put("jsonrpc", "2.0").put("method", "notifications/initialized");
-            server.send(initialized.toString());
-        }
-
-        JsonNode remember(String kind, String text) throws IOException, InterruptedException {
-            ObjectNode args = HitJson.MAPPER.createObjectNode().put("kind", kind).put("text", text);
-            return call("remember", args);
-        }
-
-        JsonNode search(String query, String session) throws IOException, InterruptedException {
-            ObjectNode args = HitJson.MAPPER.createObjectNode().put("query", query).put("limit", 50);
-            if (session != null) {
-                args.put("session", session);
-            }
-            return call("search_memory", args);
-        }
-
-        Set<String> searchIds(String query, String session) throws IOException, InterruptedException {
-            Set<String> ids = new TreeSet<>();
-            for (JsonNode hit : search(query, session).get("hits")) {
-                ids.add(hit.get("id").asText());
-            }
-            return ids;
-        }
-
-        private JsonNode call(String tool, ObjectNode args) throws IOException, InterruptedException {
-            ObjectNode params = HitJson.MAPPER.createObjectNode().put("name", tool);
-            params.set("arguments", args);
-            JsonNode result = request("tools/call", params);
-            assertThat(result.path("isError").asBoolean()).as("%s answered %s", tool, result).isFalse();
-            return HitJson.MAPPER.readTree(result.get("content").get(0).get("text").asText());
-        }
-
-        private JsonNode request(String method, ObjectNode params) throws IOException, InterruptedException {
-            int id = nextId++;
-            ObjectNode request = HitJson.MAPPER.createObjectNode();
-            request.put("jsonrpc", "2.0").put("id", id).put("method", method);
-            request.set("params", params);
-            server.send(request.toString());
-            String line = server.awaitOut(l -> {
-                try {
-                    JsonNode m = HitJson.MAPPER.readTree(l);
-                    return m.path("id").asInt(-1) == id;
-                } catch (IOException e) {
-                    return false;
-                }
-            }, PATIENCE);
-            JsonNode response = HitJson.MAPPER.readTree(line);
-            assertThat(response.has("error")).as("%s answered %s", method, line).isFalse();
-            return response.get("result");
-        }
     }
 }

@@ -48,10 +48,15 @@ final class FunesProcess implements AutoCloseable {
 
     /** Starts {@code funes ARGS} with the given maximum heap (e.g. {@code "384m"}). */
     static FunesProcess start(String maxHeap, String... args) throws IOException {
+        return startMain(Main.class, maxHeap, args);
+    }
+
+    /** Starts {@code main} of the test classpath with {@code args} and the given maximum heap. */
+    static FunesProcess startMain(Class<?> main, String maxHeap, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", testClasspath(), Main.class.getName()));
+                "-cp", testClasspath(), main.getName()));
         command.addAll(List.of(args));
         return new FunesProcess(command);
     }
@@ -173,7 +178,7 @@ final class FunesProcess implements AutoCloseable {
     /** The command, the state and what it printed, for assertion messages. */
     String describe(String what) {
         String status = process.isAlive() ? "running" : "exit " + process.exitValue();
-        return "funes process " + process.pid() + " (" + String.join(" ", command.subList(command.indexOf(Main.class.getName()),
+        return "funes process " + process.pid() + " (" + String.join(" ", command.subList(command.indexOf("-cp") + 2,
                 command.size())) + ", " + status + ") " + what + "\n--- stdout:\n" + tail(out()) + "--- stderr:\n" + tail(err());
     }
 
