@@ -38,9 +38,12 @@ final class FunesProcess implements AutoCloseable {
     private boolean outEnded;
     private boolean errEnded;
 
+    private volatile long peakRssKb = -1;
+
     private FunesProcess(List<String> command) throws IOException {
         this.command = command;
         this.process = new ProcessBuilder(command).start();
+        sampleRss();
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         pump(process.getInputStream(), outLines, out, "out");
         pump(process.getErrorStream(), errLines, err, "err");
@@ -94,6 +97,34 @@ final class FunesProcess implements AutoCloseable {
         }, "funes-" + process.pid() + "-" + name);
         t.setDaemon(true);
         t.start();
+    }
+
+    /** Samples the peak resident set size ({@code VmHWM}) while the process runs, where /proc exists. */
+    private void sampleRss() {
+        Path status = Path.of("/proc", String.valueOf(process.pid()), "status");
+        Thread t = new Thread(() -> {
+            while (process.isAlive()) {
+                try {
+                    for (String line : java.nio.file.Files.readAllLines(status)) {
+                        if (line.startsWith("VmHWM:")) {
+                            peakRssKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                        }
+                    }
+                    Thread.sleep(100);
+                } catch (IOException | RuntimeException e) {
+                    return; // gone, or no /proc
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "funes-" + process.pid() + "-rss");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The highest resident set size seen while the process ran, in KB; -1 when unknown. */
+    long peakRssKb() {
+        return peakRssKb;
     }
 
     long pid() {
