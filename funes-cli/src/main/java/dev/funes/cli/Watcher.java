@@ -1,6 +1,7 @@
 package dev.funes.cli;
 
 import dev.funes.AddResult;
+import dev.funes.StoreBusyException;
 import dev.funes.ingest.IndexListener;
 import dev.funes.ingest.IndexProblem;
 import dev.funes.ingest.IndexReport;
@@ -59,6 +60,8 @@ final class Watcher {
     static final Duration MAX_DELAY = Duration.ofMillis(1000);
     /** How often known files are checked for a new size or time. */
     static final Duration POLL = Duration.ofMillis(500);
+    /** How long files wait before they are tried again after the store was busy. */
+    static final Duration BUSY_RETRY = Duration.ofSeconds(5);
     /** How often folders are walked again when no watch service is available. */
     static final Duration REWALK = Duration.ofSeconds(5);
 
@@ -270,7 +273,19 @@ final class Watcher {
             return;
         }
         long start = System.nanoTime();
-        IndexReport report = indexer.index(due);
+        IndexReport report;
+        try {
+            report = indexer.index(due);
+        } catch (StoreBusyException e) {
+            // Another process held the write lock past its timeout: not this watcher's end, and
+            // the files' changes are not lost; they are read again a little later.
+            progress.accept("funes watch: " + Main.oneLine(e) + "; trying again in " + BUSY_RETRY.toSeconds() + " s");
+            long later = System.nanoTime() + BUSY_RETRY.toNanos() - DEBOUNCE.toNanos();
+            for (Path file : due) {
+                pending.putIfAbsent(file, new long[] {later, later});
+            }
+            return;
+        }
         changesIndexed += report.filesIndexed();
         LOG.debug("Indexed {} changed files in {} ms", due.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }

@@ -6,6 +6,7 @@ import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SourceState;
+import dev.funes.StoreBusyException;
 import dev.funes.redact.Redactor;
 
 import org.slf4j.Logger;
@@ -87,7 +88,10 @@ import java.util.function.Consumer;
  *       explicitly as a root, that is reported as a problem.</li>
  *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
  *       cannot be embedded) fails that file, which is reported and retried next run; other files
- *       go on. Any other exception from the store (a closed store, for example) ends indexing.</li>
+ *       go on. A {@link StoreBusyException} (another process held the write lock past the store's
+ *       timeout) ends indexing by propagating: every later file would wait as long in vain. What
+ *       was stored before it is kept, and the next run goes on from the checkpoints. Any other
+ *       exception from the store (a closed store, for example) ends indexing too.</li>
  *   <li><b>Redaction.</b> Every memory's text, project and metadata values pass through the
  *       {@link Builder#redactor redactor} before they reach the store, and so do the problems'
  *       messages; a memory's id is derived from its redacted text. What was redacted is counted
@@ -350,11 +354,13 @@ public final class Indexer {
             run.stored = run.stored.plus(batches.stored);
             listener.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
         } catch (StoreFailure e) {
-            if (!(e.getCause() instanceof FunesException)) {
+            if (!(e.getCause() instanceof FunesException) || e.getCause() instanceof StoreBusyException) {
                 throw (RuntimeException) e.getCause();
             }
             failed(run, file, new IndexProblem(file, 0, "could not be stored: " + e.getCause().getMessage()),
                     batches.stored, batches.memories);
+        } catch (StoreBusyException e) {
+            throw e;
         } catch (FunesException e) {
             failed(run, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
                     batches.stored, batches.memories);

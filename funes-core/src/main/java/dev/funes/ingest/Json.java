@@ -1,16 +1,48 @@
 package dev.funes.ingest;
 
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Lenient reading of JSON fields: a field of the wrong type reads as absent, never throws. */
 final class Json {
 
+    /** Deepest nesting of one JSON Lines record; deeper records are refused, not recursed into. */
+    static final int MAX_NESTING = 1000;
+
+    private static final Pattern LIMIT = Pattern.compile("maximum allowed \\((\\d+)");
+
     private Json() {
+    }
+
+    /**
+     * What a reading limit of Jackson's refused, for a person, with the limit:
+     * {@code JSON nested more than 1000 levels deep}, {@code a value is too large to read (a string
+     * of more than 20000000 characters)}.
+     */
+    static String limitExceeded(StreamConstraintsException e) {
+        String m = String.valueOf(e.getOriginalMessage());
+        Matcher limit = LIMIT.matcher(m);
+        String n = limit.find() ? limit.group(1) : "?";
+        if (m.contains("nesting depth")) {
+            return "JSON nested more than " + n + " levels deep";
+        }
+        if (m.startsWith("String value length")) {
+            return "a value is too large to read (a string of more than " + n + " characters)";
+        }
+        if (m.startsWith("Number value length")) {
+            return "a number is too long to read (more than " + n + " digits)";
+        }
+        if (m.startsWith("Name length")) {
+            return "a field name is too long to read (more than " + n + " characters)";
+        }
+        return "the JSON exceeds a reading limit (" + Text.oneLine(m, 160) + ")";
     }
 
     /** The field's text, or null when it is missing or not a string. */

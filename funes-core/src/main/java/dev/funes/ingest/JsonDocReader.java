@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
 import dev.funes.Memory;
@@ -82,7 +83,10 @@ abstract class JsonDocReader {
             complete = false;
         } catch (JsonProcessingException e) {
             long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
-            problems.add(doc == null || at < 0 ? 0 : doc.lineOf(at), (e instanceof JsonEOFException
+            // A reading limit's exception carries no location: the parser's current token has it.
+            problems.add(doc == null ? 0 : at >= 0 ? doc.lineOf(at) : doc.tokenLine(), e instanceof StreamConstraintsException limit
+                    ? Json.limitExceeded(limit) + "; the rest of the file was not read"
+                    : (e instanceof JsonEOFException
                     ? "file ends inside " + what() + " (still being written?); the rest was not read: "
                     : "malformed JSON; the rest of the file was not read: ") + Text.oneLine(jacksonMessage(e), 160));
         } catch (IOException e) {

@@ -1,6 +1,9 @@
 package dev.funes.ingest;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -40,7 +43,10 @@ abstract class JsonLinesReader {
      */
     static final int MAX_LINE_BYTES = 4 << 20;
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** Parses records; nesting is bounded so a hostile line costs a message, not a deep recursion. */
+    static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(Json.MAX_NESTING).build())
+            .build());
 
     final Path file;
     final Problems problems;
@@ -186,7 +192,8 @@ abstract class JsonLinesReader {
             }
             records++;
             skipped++;
-            problems.add(n, "malformed JSON, line skipped: " + Text.oneLine(String.valueOf(e.getOriginalMessage()), 160));
+            problems.add(n, e instanceof StreamConstraintsException limit ? Json.limitExceeded(limit) + "; line skipped"
+                    : "malformed JSON, line skipped: " + Text.oneLine(String.valueOf(e.getOriginalMessage()), 160));
             checkpoint(lines);
             return;
         }

@@ -56,6 +56,23 @@ class ClaudeCodeBadInputTest {
     }
 
     @Test
+    void jsonNestedDeeperThanTheLimitIsSkippedByLineWithoutRecursion() {
+        String deep = "[".repeat(100_000) + "]".repeat(100_000);
+        Path file = Records.write(log(), List.of(
+                request(1, "first request"), answer(2, "msg_a", "first answer"),
+                deep, "{\"type\":\"user\",\"message\":{\"content\":" + deep + "}}",
+                request(5, "second request"), answer(6, "msg_b", "second answer")));
+
+        Logs.Parsed parsed = Logs.parse(file);
+
+        assertThat(ranges(parsed)).containsExactly("1-2", "5-6");
+        assertThat(parsed.result().problems()).extracting(IndexProblem::toString).containsExactly(
+                file.toAbsolutePath().normalize() + ":3: JSON nested more than 1000 levels deep; line skipped",
+                file.toAbsolutePath().normalize() + ":4: JSON nested more than 1000 levels deep; line skipped");
+        assertThat(parsed.result().indexedLines()).isEqualTo(6);
+    }
+
+    @Test
     void truncatedLastLineIsLeftForLaterWithoutAProblem() throws Exception {
         String complete = request(1, "first request") + "\n" + answer(2, "msg_a", "first answer") + "\n";
         String second = request(3, "second request");

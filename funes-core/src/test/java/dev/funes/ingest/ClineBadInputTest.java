@@ -39,6 +39,26 @@ class ClineBadInputTest {
     }
 
     @Test
+    void aMessageNestedTooDeepOrTooLargeStopsTheReadThereWithItsLine() throws Exception {
+        String history = Files.readString(ClineSampleTest.task());
+        // Before the third message: the task and the first answer are read. The history is one line.
+        int third = history.indexOf("{\"role\"", history.indexOf("{\"role\"", 1) + 1);
+        for (String bad : List.of("{\"role\":\"user\",\"content\":" + "[".repeat(100_000) + "]".repeat(100_000) + "},",
+                "{\"role\":\"user\",\"content\":\"" + "x".repeat(20_000_001) + "\"},")) {
+            Path file = Records.write(dir.resolve("t" + bad.length()).resolve("api_conversation_history.json"),
+                    history.substring(0, third) + "\n" + bad + "\n" + history.substring(third));
+
+            Logs.Parsed parsed = parse(file);
+
+            int line = 2;
+            assertThat(parsed.memories()).singleElement().satisfies(m -> assertThat(m.text()).startsWith("User: Add a /health endpoint"));
+            assertThat(problems(parsed)).singleElement().isEqualTo(line + ": " + (bad.length() < 1_000_000
+                    ? "JSON nested more than 200 levels deep" : "a value is too large to read (a string of more than 20000000 characters)")
+                    + "; the rest of the file was not read");
+        }
+    }
+
+    @Test
     void messagesOfTheWrongShapeAreReportedAndTheRestRead() {
         Path file = Records.write(dir.resolve("t").resolve("api_conversation_history.json"), """
                 [

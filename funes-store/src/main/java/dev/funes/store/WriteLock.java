@@ -1,5 +1,6 @@
 package dev.funes.store;
 
+import dev.funes.StoreBusyException;
 import dev.funes.StoreException;
 
 import java.io.IOException;
@@ -141,8 +142,8 @@ final class WriteLock {
         }
     }
 
-    private StoreException busy(String holder) {
-        return new StoreException("the store " + dir + " is being written by " + holder + "; gave up after waiting "
+    private StoreBusyException busy(String holder) {
+        return new StoreBusyException("the store " + dir + " is being written by " + holder + "; gave up after waiting "
                 + seconds(timeout) + " for its write lock (" + FILE + "). Try again when that writer is done, or"
                 + " wait longer (StoreOptions.writeLockTimeout)");
     }

@@ -4,6 +4,7 @@ import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
 import dev.funes.SearchRequest;
+import dev.funes.StoreBusyException;
 import dev.funes.StoreException;
 import dev.funes.embed.BundledModel;
 import dev.funes.embed.Embedders;
@@ -63,14 +64,14 @@ class MultiProcessTest {
                 holder.await("LOCKED", PATIENCE);
 
                 assertThatThrownBy(() -> store.addAll(all.subList(5, 10)))
-                        .isInstanceOf(StoreException.class)
+                        .isInstanceOf(StoreBusyException.class)
                         .hasMessageContaining(dir.toString())
                         .hasMessageContaining("pid " + holder.pid())
                         .hasMessageContaining(LockHolderChild.class.getName())
                         .hasMessageContaining("holding the lock for a test")
                         .hasMessageContaining("writeLockTimeout");
                 assertThatThrownBy(() -> store.delete(all.get(0).id()))
-                        .isInstanceOf(StoreException.class).hasMessageContaining("pid " + holder.pid());
+                        .isInstanceOf(StoreBusyException.class).hasMessageContaining("pid " + holder.pid());
                 // Readers never take the lock: with a 300 ms timeout they would fail like the writes.
                 assertThat(store.stats().memories()).isEqualTo(5);
                 assertThat(store.get(all.get(0).id())).contains(all.get(0));

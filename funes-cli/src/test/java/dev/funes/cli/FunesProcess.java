@@ -1,0 +1,227 @@
+package dev.funes.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * {@code funes} as a real separate JVM on this module's test classpath: {@code java -cp ...
+ * dev.funes.cli.Main ARGS}. Stdout and stderr are read line by line on their own threads and kept,
+ * so a test can wait for a line and quote everything when it fails.
+ */
+final class FunesProcess implements AutoCloseable {
+
+    /** Put in a queue when its stream ends. */
+    private static final String END = "\u0000end";
+
+    private final List<String> command;
+    private final Process process;
+    private final BlockingQueue<String> outLines = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> errLines = new LinkedBlockingQueue<>();
+    private final StringBuffer out = new StringBuffer();
+    private final StringBuffer err = new StringBuffer();
+    private final Writer stdin;
+    private boolean outEnded;
+    private boolean errEnded;
+
+    private volatile long peakRssKb = -1;
+
+    private FunesProcess(List<String> command) throws IOException {
+        this.command = command;
+        this.process = new ProcessBuilder(command).start();
+        sampleRss();
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        pump(process.getInputStream(), outLines, out, "out");
+        pump(process.getErrorStream(), errLines, err, "err");
+    }
+
+    /** Starts {@code funes ARGS} with the given maximum heap (e.g. {@code "384m"}). */
+    static FunesProcess start(String maxHeap, String... args) throws IOException {
+        return startMain(Main.class, maxHeap, args);
+    }
+
+    /** Starts {@code main} of the test classpath with {@code args} and the given maximum heap. */
+    static FunesProcess startMain(Class<?> main, String maxHeap, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", testClasspath(), main.getName()));
+        command.addAll(List.of(args));
+        return new FunesProcess(command);
+    }
+
+    /** Runs {@code funes ARGS} to its end (at most {@code patience}) with stdin closed. */
+    static FunesProcess run(Duration patience, String maxHeap, String... args) throws IOException, InterruptedException {
+        FunesProcess p = start(maxHeap, args);
+        p.closeStdin();
+        p.waitFor(patience);
+        return p;
+    }
+
+    /** This module's classes and dependencies, as surefire gives them to the test JVM. */
+    static String testClasspath() {
+        String classpath = System.getProperty("java.class.path");
+        if (classpath.contains("surefirebooter")) {
+            classpath = System.getProperty("surefire.test.class.path", classpath);
+        }
+        assertThat(classpath).as("the test classpath names the CLI's classes").contains("funes-cli");
+        return classpath;
+    }
+
+    private void pump(InputStream stream, BlockingQueue<String> queue, StringBuffer all, String name) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    all.append(line).append('\n');
+                    queue.add(line);
+                }
+            } catch (IOException e) {
+                all.append("READ FAILED ").append(e).append('\n');
+            } finally {
+                queue.add(END);
+            }
+        }, "funes-" + process.pid() + "-" + name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Samples the peak resident set size ({@code VmHWM}) while the process runs, where /proc exists. */
+    private void sampleRss() {
+        Path status = Path.of("/proc", String.valueOf(process.pid()), "status");
+        Thread t = new Thread(() -> {
+            while (process.isAlive()) {
+                try {
+                    for (String line : java.nio.file.Files.readAllLines(status)) {
+                        if (line.startsWith("VmHWM:")) {
+                            peakRssKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                        }
+                    }
+                    Thread.sleep(100);
+                } catch (IOException | RuntimeException e) {
+                    return; // gone, or no /proc
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "funes-" + process.pid() + "-rss");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The highest resident set size seen while the process ran, in KB; -1 when unknown. */
+    long peakRssKb() {
+        return peakRssKb;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** The next stdout line that passes {@code test}; fails if stdout ends or stays silent for {@code patience}. */
+    String awaitOut(Predicate<String> test, Duration patience) throws InterruptedException {
+        while (true) {
+            String line = outEnded ? null : outLines.poll(patience.toMillis(), TimeUnit.MILLISECONDS);
+            if (line == null || END.equals(line)) {
+                outEnded = outEnded || line != null;
+                throw new AssertionError(describe(line == null ? "printed nothing more on stdout for " + patience
+                        : "closed stdout"));
+            }
+            if (test.test(line)) {
+                return line;
+            }
+        }
+    }
+
+    /** The next stderr line that passes {@code test}; fails if stderr ends or stays silent for {@code patience}. */
+    String awaitErr(Predicate<String> test, Duration patience) throws InterruptedException {
+        while (true) {
+            String line = errEnded ? null : errLines.poll(patience.toMillis(), TimeUnit.MILLISECONDS);
+            if (line == null || END.equals(line)) {
+                errEnded = errEnded || line != null;
+                throw new AssertionError(describe(line == null ? "printed nothing more on stderr for " + patience
+                        : "closed stderr"));
+            }
+            if (test.test(line)) {
+                return line;
+            }
+        }
+    }
+
+    /** Writes one line to the process's stdin. */
+    void send(String line) throws IOException {
+        stdin.write(line);
+        stdin.write('\n');
+        stdin.flush();
+    }
+
+    void closeStdin() throws IOException {
+        stdin.close();
+    }
+
+    /** Sends a signal by name ({@code INT} is Ctrl-C) with the system's {@code kill}. */
+    void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+        assertThat(kill.waitFor()).as("kill -%s %d", name, process.pid()).isZero();
+    }
+
+    /** Waits for the exit (at most {@code patience}, a guard against a hang) and returns the status. */
+    int waitFor(Duration patience) throws InterruptedException {
+        if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(describe("did not exit within " + patience));
+        }
+        // The pumps end with the streams, right after the exit.
+        for (int i = 0; i < 100 && !(ended(outLines) && ended(errLines)); i++) {
+            Thread.sleep(20);
+        }
+        return process.exitValue();
+    }
+
+    private static boolean ended(BlockingQueue<String> queue) {
+        return queue.contains(END);
+    }
+
+    int status() {
+        return process.exitValue();
+    }
+
+    String out() {
+        return out.toString();
+    }
+
+    String err() {
+        return err.toString();
+    }
+
+    /** The command, the state and what it printed, for assertion messages. */
+    String describe(String what) {
+        String status = process.isAlive() ? "running" : "exit " + process.exitValue();
+        return "funes process " + process.pid() + " (" + String.join(" ", command.subList(command.indexOf("-cp") + 2,
+                command.size())) + ", " + status + ") " + what + "\n--- stdout:\n" + tail(out()) + "--- stderr:\n" + tail(err());
+    }
+
+    private static String tail(String s) {
+        return s.length() > 6000 ? "..." + s.substring(s.length() - 6000) : s;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+}
