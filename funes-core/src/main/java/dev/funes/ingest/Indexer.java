@@ -713,7 +713,8 @@ public final class Indexer {
             Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
             batch.add(redacted);
             ids.add(redacted.id());
-            starts.put(redacted.id(), redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart());
+            long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
+            starts.put(redacted.id(), start);
             memories++;
             if (classifier != null && redacted.kind() == MemoryKind.EXCHANGE) {
                 // Built from the redacted exchange, stored in its batch, kept by the checkpoint's replaceSource.
@@ -721,6 +722,9 @@ public final class Indexer {
                     Memory d = run.redactor.redact(derived, run.redactions);
                     batch.add(d);
                     ids.add(d.id());
+                    // Replaced with its exchange: a resumed read that re-reads the exchange still
+                    // being written derives it again (a lookup gains its conclusion, say).
+                    starts.put(d.id(), start);
                     memories++;
                 }
             }
