@@ -38,16 +38,28 @@ final class McpStdioClient {
     }
 
     JsonNode search(String query, String session) throws IOException, InterruptedException {
+        return search(query, session, null);
+    }
+
+    /** {@code search_memory} in one session (if not null), of the given kinds (if not null). */
+    JsonNode search(String query, String session, String kinds) throws IOException, InterruptedException {
         ObjectNode args = HitJson.MAPPER.createObjectNode().put("query", query).put("limit", 50);
         if (session != null) {
             args.put("session", session);
+        }
+        if (kinds != null) {
+            args.put("kind", kinds);
         }
         return call("search_memory", args);
     }
 
     Set<String> searchIds(String query, String session) throws IOException, InterruptedException {
+        return searchIds(query, session, null);
+    }
+
+    Set<String> searchIds(String query, String session, String kinds) throws IOException, InterruptedException {
         Set<String> ids = new TreeSet<>();
-        for (JsonNode hit : search(query, session).get("hits")) {
+        for (JsonNode hit : search(query, session, kinds).get("hits")) {
             ids.add(hit.get("id").asText());
         }
         return ids;
