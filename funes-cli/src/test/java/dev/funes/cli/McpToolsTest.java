@@ -182,7 +182,7 @@ class McpToolsTest {
         assertThat(s.get("agent").asText()).isEqualTo("claude-code");
         assertThat(s.get("session").asText()).isEqualTo(SAMPLE_SESSION);
         assertThat(s.get("project").asText()).isEqualTo("/home/dev/projects/ledger-sync");
-        assertThat(s.get("memories").asLong()).isEqualTo(5);
+        assertThat(s.get("memories").asLong()).as("5 exchanges and 3 decisions and lookups derived from them").isEqualTo(8);
         assertThat(Instant.parse(s.get("firstAt").asText())).isBefore(Instant.parse(s.get("lastAt").asText()));
         assertThat(error(tools.call("recent_sessions", Map.of("limit", 1000), null))).contains("'limit'");
     }
