@@ -721,6 +721,8 @@ public final class Indexer {
                     Memory d = run.redactor.redact(derived, run.redactions);
                     batch.add(d);
                     ids.add(d.id());
+                    // It goes with its exchange: replaced by the next resumed read when the exchange is.
+                    starts.put(d.id(), starts.get(redacted.id()));
                     memories++;
                 }
             }
