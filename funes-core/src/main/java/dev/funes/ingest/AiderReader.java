@@ -255,7 +255,11 @@ final class AiderReader {
         this.plan = plan;
         long from = plan.from == null ? 0 : plan.from.offset();
         if (plan.from != null) {
-            restore(plan.from.context());
+            try {
+                restore(plan.from.context());
+            } catch (RuntimeException e) {
+                throw new Resume.Mismatch("the resume point's reader state cannot be read (" + e.getMessage() + ")");
+            }
             checkpointBytes = from;
             checkpointLines = plan.from.line() - 1L;
         }
