@@ -4,10 +4,14 @@ import dev.funes.FunesException;
 import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
 import dev.funes.ingest.Indexer;
+import dev.funes.why.LinkReport;
+import dev.funes.why.Why;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
@@ -16,7 +20,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code funes watch}: indexes the logs, then keeps indexing what agents write until Ctrl-C. On
+ * {@code funes watch}: indexes the logs, then keeps indexing what agents write until Ctrl-C, and
+ * links commits to the memories that made them as {@code funes index} does (see {@link Watcher}
+ * for when). On
  * SIGINT (or any JVM shutdown) a shutdown hook stops the watch thread after the indexing under way
  * and closes the store, which commits and writes the ANN index.
  */
@@ -63,7 +69,7 @@ final class WatchCommand implements Callable<Integer> {
                 err.println(line);
                 err.flush();
             })).build();
-            watcher = new Watcher(changes, roots, err::println, !pollOnly);
+            watcher = new Watcher(changes, roots, err::println, !pollOnly, linker(open, err));
             IndexReport initial;
             try (ProgressBar progress = ProgressBar.forTerminal(err)) {
                 initial = watcher.start(Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build());
@@ -99,5 +105,25 @@ final class WatchCommand implements Callable<Integer> {
         }
         closeStore.run();
         return 1;
+    }
+
+    /**
+     * The link pass of the watch: prints the summary when it found something, and each problem
+     * (a repository that cannot be read) once, not at every pass.
+     */
+    static Runnable linker(OpenStore open, PrintWriter err) {
+        Set<String> told = new HashSet<>();
+        return () -> {
+            LinkReport links = Why.over(open.store()).link();
+            if (links.commitsAdded() > 0 || links.added() > 0) {
+                err.println(links.summary());
+            }
+            for (String p : links.problems()) {
+                if (told.add(p)) {
+                    err.println("funes: " + p);
+                }
+            }
+            err.flush();
+        };
     }
 }

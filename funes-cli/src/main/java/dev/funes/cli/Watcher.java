@@ -47,8 +47,15 @@ import org.slf4j.LoggerFactory;
  * memory, not a mirror). A rotated file (renamed away, a new one in its place) is read in full
  * again: its checkpoint no longer matches.
  *
- * <p>One thread, named {@code funes-watch}, does everything: hearing, debouncing and indexing, so
- * the indexer is never called twice at once. {@link #stop} ends it after the indexing under way.
+ * <p>After indexing, an optional link pass (commits to the memories that made them) runs once the
+ * logs have been quiet for {@link #LINK_QUIET}, or after {@link #LINK_MAX_DELAY} of continuous
+ * change, and once more before the thread ends if anything was indexed since the last pass; it
+ * also runs once at the start. A pass is incremental, but it opens every repository of the
+ * stored projects, so it is kept off the path from an append to its memory being searchable.
+ *
+ * <p>One thread, named {@code funes-watch}, does everything: hearing, debouncing, indexing and
+ * linking, so the indexer is never called twice at once. {@link #stop} ends it after the indexing
+ * under way.
  */
 final class Watcher {
 
@@ -64,11 +71,19 @@ final class Watcher {
     static final Duration BUSY_RETRY = Duration.ofSeconds(5);
     /** How often folders are walked again when no watch service is available. */
     static final Duration REWALK = Duration.ofSeconds(5);
+    /** Quiet time after indexing before the link pass runs. */
+    static final Duration LINK_QUIET = Duration.ofMillis(1000);
+    /** Longest the link pass waits while logs keep changing. */
+    static final Duration LINK_MAX_DELAY = Duration.ofSeconds(10);
 
     private final Indexer indexer;
     private final List<Path> roots;
     private final Consumer<String> progress;
     private final boolean useWatchService;
+    /** The link pass, or null for none. */
+    private final Runnable link;
+    /** Since the last link pass: {first indexing, last indexing}, in nanoTime; null if none. */
+    private long[] unlinked;
     private final Map<Path, Stat> known = new HashMap<>();
     private final Map<WatchKey, Path> keys = new HashMap<>();
     /** File -> {first change seen, last change seen}, in nanoTime. */
@@ -91,6 +106,16 @@ final class Watcher {
      * @param useWatchService false to rely on polling alone
      */
     Watcher(Indexer indexer, List<Path> roots, Consumer<String> progress, boolean useWatchService) {
+        this(indexer, roots, progress, useWatchService, null);
+    }
+
+    /**
+     * @param link a link pass run after indexing (see the class comment) on the watch thread; it
+     *             may throw, which is reported on {@code progress} and tried again after the
+     *             next indexing; null for none
+     */
+    Watcher(Indexer indexer, List<Path> roots, Consumer<String> progress, boolean useWatchService, Runnable link) {
+        this.link = link;
         this.indexer = Objects.requireNonNull(indexer, "indexer");
         this.roots = roots.stream().map(p -> p.toAbsolutePath().normalize()).toList();
         this.progress = Objects.requireNonNull(progress, "progress");
@@ -107,6 +132,11 @@ final class Watcher {
         registerAll();
         IndexReport report = initial.index(roots);
         lastPoll = lastWalk = System.nanoTime();
+        if (link != null) {
+            // What the initial index stored is linked first, on the watch thread.
+            long due = lastPoll - LINK_MAX_DELAY.toNanos();
+            unlinked = new long[] {due, due};
+        }
         Thread t = new Thread(this::loop, "funes-watch");
         t.setDaemon(false);
         thread = t;
@@ -153,6 +183,11 @@ final class Watcher {
                     pollKnown(now);
                 }
                 indexDue(System.nanoTime());
+                linkDue(System.nanoTime());
+            }
+            if (unlinked != null) {
+                // Nothing indexed is left unlinked by a stop.
+                link();
             }
         } catch (RuntimeException e) {
             // A closed store or a failing listener: nothing more can be indexed.
@@ -170,11 +205,42 @@ final class Watcher {
         for (long[] times : pending.values()) {
             next = Math.min(next, dueAt(times));
         }
+        if (unlinked != null) {
+            next = Math.min(next, linkAt(unlinked));
+        }
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(next - now) + 1);
     }
 
     private static long dueAt(long[] times) {
         return Math.min(times[1] + DEBOUNCE.toNanos(), times[0] + MAX_DELAY.toNanos());
+    }
+
+    private static long linkAt(long[] times) {
+        return Math.min(times[1] + LINK_QUIET.toNanos(), times[0] + LINK_MAX_DELAY.toNanos());
+    }
+
+    private void linkDue(long now) {
+        if (unlinked != null && linkAt(unlinked) <= now) {
+            link();
+        }
+    }
+
+    /** One link pass; a failure is reported and the pass is tried again after the next indexing. */
+    private void link() {
+        long start = System.nanoTime();
+        unlinked = null;
+        try {
+            link.run();
+        } catch (StoreBusyException e) {
+            progress.accept("funes watch: linking: " + Main.oneLine(e) + "; trying again in " + BUSY_RETRY.toSeconds() + " s");
+            long later = System.nanoTime() + BUSY_RETRY.toNanos() - LINK_QUIET.toNanos();
+            unlinked = new long[] {later, later};
+        } catch (RuntimeException e) {
+            // A repository that cannot be read must not end the watch: the logs are still indexed.
+            LOG.warn("Linking failed: {}", e.toString(), e);
+            progress.accept("funes watch: linking failed: " + Main.oneLine(e));
+        }
+        LOG.debug("Linked in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     /** Waits up to {@code millis} for watch events and notes what they name. */
@@ -287,6 +353,14 @@ final class Watcher {
             return;
         }
         changesIndexed += report.filesIndexed();
+        if (link != null && report.filesIndexed() > 0) {
+            long done = System.nanoTime();
+            if (unlinked == null) {
+                unlinked = new long[] {done, done};
+            } else {
+                unlinked[1] = done;
+            }
+        }
         LOG.debug("Indexed {} changed files in {} ms", due.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 

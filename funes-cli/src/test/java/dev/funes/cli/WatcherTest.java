@@ -49,7 +49,9 @@ class WatcherTest {
 
         try (OpenStore open = OpenStore.open(storeDir, null)) {
             Indexer indexer = Indexer.builder(open.store()).listener(new Watcher.Lines(lines::add)).build();
-            Watcher watcher = new Watcher(indexer, List.of(projects), lines::add, true);
+            // As funes watch runs it, link passes included, so the latency measured is the command's.
+            Watcher watcher = new Watcher(indexer, List.of(projects), lines::add, true,
+                    WatchCommand.linker(open, new java.io.PrintWriter(java.io.Writer.nullWriter())));
             assertThat(watcher.start(indexer).filesIndexed()).isEqualTo(1);
             assertThat(Thread.getAllStackTraces().keySet()).anyMatch(t -> t.getName().equals("funes-watch"));
             try {

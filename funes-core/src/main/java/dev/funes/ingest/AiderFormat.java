@@ -7,9 +7,9 @@ import java.util.function.Consumer;
 
 /**
  * Aider's chat history: {@code .aider.chat.history.md} in the root of each project Aider ran in.
- * See docs/FORMATS.md.
+ * Aider only appends to it, so a grown history is read on from its resume point. See docs/FORMATS.md.
  */
-final class AiderFormat implements LogFormat {
+final class AiderFormat implements ResumableFormat {
 
     static final AiderFormat INSTANCE = new AiderFormat();
 
@@ -44,8 +44,8 @@ final class AiderFormat implements LogFormat {
     }
 
     @Override
-    public ParseResult parse(Path file, Consumer<Memory> sink) {
-        return new AiderReader(file.toAbsolutePath().normalize(), sink).read();
+    public ParseResult parse(Path file, Consumer<Memory> sink, Resume.Plan plan) {
+        return new AiderReader(file.toAbsolutePath().normalize(), sink).read(plan);
     }
 
     @Override

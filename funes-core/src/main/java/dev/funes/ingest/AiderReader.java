@@ -2,6 +2,10 @@ package dev.funes.ingest;
 
 import dev.funes.Memory;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +40,10 @@ import java.util.regex.Pattern;
  * plain Markdown (with SEARCH/REPLACE edit blocks). Lines are grouped into blocks by that prefix;
  * inside a fenced code block, every line belongs to the reply. A block longer than
  * {@link Chunker#MAX_LINES} is cited in pieces, so each memory stays focused. See docs/FORMATS.md.
+ *
+ * <p>A read may start at a request ({@link Resume}): there every earlier block has ended, and
+ * what the reader still needs of the past (the session's id, start, project, settings and
+ * commits, the last request and reply it compares with) is small and saved with the point.
  */
 final class AiderReader {
 
@@ -83,6 +91,21 @@ final class AiderReader {
     private long skipped;
     private long checkpointBytes;
     private long checkpointLines;
+
+    // ---- resuming ----
+    private Resume.Plan plan = Resume.Plan.full();
+    private Resume.Point mark;
+    /** The last line read, and the last one read with its newline. */
+    private Resume.Check lastLine;
+    private Resume.Check lastEnded;
+    private long lastEnd;
+    /**
+     * Whether the line being read ends with its newline. A block is only known to be whole once
+     * a complete line after it ended it: a request that the end of the file ends, or that a line
+     * still being written ends, may turn out longer (or to be Aider's echo of a reply), so it is no
+     * point to resume at.
+     */
+    private boolean lineEnded;
 
     // ---- session ----
     private String session;
@@ -219,10 +242,48 @@ final class AiderReader {
     }
 
     ParseResult read() {
-        boolean complete = LineReader.readFile(file, JsonLinesReader.MAX_LINE_BYTES, problems, lines -> {
-            line(lines);
-            drain();
-        });
+        return read(Resume.Plan.full());
+    }
+
+    /**
+     * Reads from the plan's start to the end of the file, and tells the plan where the next read
+     * may start.
+     *
+     * @throws Resume.Mismatch if the plan's check line is not where it was
+     */
+    ParseResult read(Resume.Plan plan) {
+        this.plan = plan;
+        long from = plan.from == null ? 0 : plan.from.offset();
+        if (plan.from != null) {
+            try {
+                restore(plan.from.context());
+            } catch (RuntimeException e) {
+                throw new Resume.Mismatch("the resume point's reader state cannot be read (" + e.getMessage() + ")");
+            }
+            checkpointBytes = from;
+            checkpointLines = plan.from.line() - 1L;
+        }
+        lastEnd = from;
+        boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(),
+                JsonLinesReader.MAX_LINE_BYTES, problems, lines -> {
+                    lastEnd = lines.end();
+                    if (!plan.verified) {
+                        verify(lines);
+                    }
+                    Resume.Check check = new Resume.Check(lines.start(), lines.length(), lines.crc());
+                    lastLine = check;
+                    if (lines.terminated()) {
+                        lastEnded = check;
+                    }
+                    lineEnded = lines.terminated();
+                    line(lines);
+                    drain();
+                });
+        plan.bytesRead = lastEnd - from;
+        if (complete && !plan.verified) {
+            throw new Resume.Mismatch("the file ends before the last line read before");
+        }
+        lineEnded = false;
         try {
             endBlock();
             chunker.finishAll();
@@ -231,7 +292,80 @@ final class AiderReader {
             LOG.debug("{}: could not finish the last exchange", file, e);
         }
         drain();
+        plan.next = mark;
+        // A last line still being written would not match once complete: the check is the last
+        // ended line, unless that lies before the point.
+        plan.last = lastEnded != null && (mark == null || lastEnded.start() >= mark.offset()) ? lastEnded : lastLine;
         return new ParseResult(records, skipped, checkpointBytes, checkpointLines, complete, problems.list());
+    }
+
+    /** Compares the line at the check's offset with the one read before; a moved or changed one ends the read. */
+    private void verify(LineReader lines) {
+        Resume.Check check = plan.check;
+        if (lines.start() < check.start()) {
+            return;
+        }
+        if (lines.start() > check.start() || lines.length() != check.length() || lines.crc() != check.crc()) {
+            throw new Resume.Mismatch("line " + lines.number() + " is not the line read there before");
+        }
+        plan.verified = true;
+    }
+
+    /**
+     * The reader's state before a request at {@code line}: with every earlier block ended, this is
+     * all a read starting there needs to give what a read of the whole file gives from there on.
+     */
+    private ObjectNode context() {
+        ObjectNode c = JsonNodeFactory.instance.objectNode();
+        c.put("session", session);
+        if (sessionStart != null) {
+            c.put("start", sessionStart.toString());
+        }
+        c.put("project", project);
+        c.put("version", version);
+        c.put("model", model);
+        c.put("hasRequest", sessionHasRequest);
+        ArrayNode cs = c.putArray("commits");
+        commits.forEach(cs::add);
+        c.put("requestKey", requestKey);
+        c.put("answered", answeredSinceRequest);
+        if (lastReply != null) {
+            c.put("lastReply", HexFormat.of().formatHex(lastReply));
+        }
+        // Watch mode's request comes inside a block of Aider's messages.
+        c.put("inTool", kind == Kind.TOOL);
+        c.put("interrupted", toolInterrupted);
+        return c;
+    }
+
+    /** Takes back what {@link #context()} saved. */
+    private void restore(ObjectNode c) {
+        session = Json.text(c, "session");
+        JsonNode start = c.get("start");
+        sessionStart = start != null && start.isTextual() ? Instant.parse(start.asText()) : null;
+        project = Json.text(c, "project");
+        version = Json.text(c, "version");
+        model = Json.text(c, "model");
+        sessionHasRequest = c.path("hasRequest").asBoolean();
+        commits.clear();
+        c.path("commits").forEach(sha -> commits.add(sha.asText()));
+        requestKey = Json.text(c, "requestKey");
+        answeredSinceRequest = c.path("answered").asBoolean();
+        JsonNode reply = c.get("lastReply");
+        lastReply = reply != null && reply.isTextual() ? HexFormat.of().parseHex(reply.asText()) : null;
+        kind = c.path("inTool").asBoolean() ? Kind.TOOL : Kind.NONE;
+        toolInterrupted = c.path("interrupted").asBoolean();
+        if (session == null) {
+            throw new IllegalArgumentException("resume point of " + file + " has no session");
+        }
+        updateMeta();
+    }
+
+    /** Marks the line of a request about to be handed to the chunker as a point the next read may start at. */
+    private void resumeHere(Line line, ObjectNode context) {
+        if (lineEnded) {
+            mark = new Resume.Point(line.start(), line.number(), context);
+        }
     }
 
     private void drain() {
@@ -431,6 +565,7 @@ final class AiderReader {
                 requestKind = Chunker.RequestKind.COMMAND;
             }
         }
+        ObjectNode context = context();
         sessionHasRequest = true;
         requestKey = key;
         answeredSinceRequest = false;
@@ -444,7 +579,9 @@ final class AiderReader {
             }
             Rec rec = rec(slice.get(0), slice.get(slice.size() - 1));
             if (i == 0) {
-                chunker.request(rec, unwrap(part.toString().strip()), requestKind);
+                if (chunker.request(rec, unwrap(part.toString().strip()), requestKind)) {
+                    resumeHere(slice.get(0), context);
+                }
             } else if (!part.toString().isBlank()) {
                 chunker.marker(rec, "User (continued): " + Text.headTail(Text.clean(part.toString()), Chunker.REQUEST_CHARS));
             }
@@ -458,10 +595,13 @@ final class AiderReader {
         if (s.startsWith("Processing your request")) {
             // Watch mode: the request is an "AI!" comment in a source file, not typed here.
             flushTool();
+            ObjectNode context = context();
             sessionHasRequest = true;
             requestKey = null;
             answeredSinceRequest = false;
-            chunker.request(rec, WATCH_REQUEST, Chunker.RequestKind.TYPED);
+            if (chunker.request(rec, WATCH_REQUEST, Chunker.RequestKind.TYPED)) {
+                resumeHere(line, context);
+            }
             return;
         }
         if (!sessionHasRequest) {

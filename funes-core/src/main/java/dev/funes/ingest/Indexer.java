@@ -68,10 +68,11 @@ import java.util.function.Consumer;
  *       written) are deleted with it. A memory read again whose stored version differs in what
  *       its id does not cover (its {@code part} metadata) replaces that version.</li>
  *   <li><b>Reading on.</b> A grown log of a format that can resume (Claude Code, Codex, generic
- *       JSON Lines) is read from the resume point its checkpoint keeps
+ *       JSON Lines, Aider) is read from the resume point its checkpoint keeps
  *       ({@link SourceState#resume()}): the request of the exchange still open when the last read
  *       ended, with the reader's state there. The memories are those a read from the beginning
- *       gives; what the last read gave from that point on and this one does not is deleted just
+ *       gives; what the last read gave from that point on (derived memories go with their
+ *       exchange) and this one does not is deleted just
  *       before the last batch. A file shorter than what was read (truncated), whose first bytes
  *       differ from the checkpoint's fingerprint (replaced), whose file key (inode) changed
  *       (rotated), or whose last record read is no longer where it was (rewritten; checked before

@@ -30,9 +30,16 @@ final class Rows {
             + " m.session, m.source_path, m.line_start, m.line_end, m.byte_start, m.byte_end, m.record_ids,"
             + " m.metadata, m.vector_id";
 
-    static final String INSERT_MEMORY = "INSERT OR IGNORE INTO memories (id, kind, text, started_at, ended_at,"
+    /**
+     * A new memory's {@code seq} is past both the newest row and the row the commit linker last
+     * scanned up to: SQLite would give a deleted last row's number out again, and a memory stored
+     * again after a resumed read (same number, new text) would then never be linked.
+     */
+    static final String INSERT_MEMORY = "INSERT OR IGNORE INTO memories (seq, id, kind, text, started_at, ended_at,"
             + " agent, project, session, source_path, line_start, line_end, byte_start, byte_end, record_ids,"
-            + " metadata, content_hash, vector_id, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+            + " metadata, content_hash, vector_id, added_at) VALUES ((SELECT max(coalesce((SELECT max(seq) FROM memories), 0),"
+            + " coalesce((SELECT CAST(value AS INTEGER) FROM link_state WHERE key = '" + SqliteLinkTables.SCANNED_KEY + "'), 0))"
+            + " + 1),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
     static final String UPSERT_SOURCE = "INSERT OR REPLACE INTO sources (path, size, last_modified, indexed_bytes,"
             + " indexed_lines, head_fingerprint, format, indexed_at, resume) VALUES (?,?,?,?,?,?,?,?,?)";

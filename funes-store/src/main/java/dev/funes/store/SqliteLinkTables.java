@@ -21,7 +21,7 @@ import java.util.Optional;
 final class SqliteLinkTables implements LinkTables {
 
     private static final String COMMIT_COLUMNS = "c.repo, c.sha, c.time, c.author, c.message";
-    private static final String SCANNED_KEY = "memories_scanned_seq";
+    static final String SCANNED_KEY = "memories_scanned_seq";
     private static final int IN_LIST_CHUNK = 500;
 
     private final SqliteMemoryStore store;

@@ -76,6 +76,28 @@ class LinkTablesTest {
         }
     }
 
+    /**
+     * A memory stored after the last memory was deleted (a resumed read replacing the exchange it
+     * read before) is past the scan position, so the next link pass reads it.
+     */
+    @Test
+    void aMemoryStoredAfterTheScannedLastOneWasDeletedIsScannedNext(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Memory first = Memory.builder(MemoryKind.EXCHANGE, "aider", "User: rename the parser").build();
+            Memory open = Memory.builder(MemoryKind.EXCHANGE, "aider", "User: add a cache").build();
+            store.addAll(List.of(first, open));
+            LinkTables t = FunesStore.links(store);
+            long scanned = t.memoriesAfter(0, 10).get(1).seq();
+            t.putLinks(List.of(), scanned);
+            assertThat(t.scannedUpTo()).isEqualTo(scanned);
+
+            store.delete(open.id());
+            Memory grown = Memory.builder(MemoryKind.EXCHANGE, "aider", "User: add a cache\n[commit] 5e6f7a8 add a cache").build();
+            store.add(grown);
+            assertThat(t.memoriesAfter(t.scannedUpTo(), 10)).extracting(s -> s.memory().id()).containsExactly(grown.id());
+        }
+    }
+
     @Test
     void aVersionOneStoreIsMigratedAndKeepsItsMemories(@TempDir Path dir) throws Exception {
         Memory m = Memory.builder(MemoryKind.NOTE, "me", "CI checks out the default branch").build();

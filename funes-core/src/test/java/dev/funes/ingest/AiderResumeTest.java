@@ -1,0 +1,212 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.SourceState;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Reading a grown Aider chat history on from its resume point, on the real histories of the
+ * shared fixtures: the memories (derived ones included) must be exactly those of a read of the
+ * whole file, only the bytes from the resume point on are read, and a truncated or replaced
+ * history is read again from its beginning.
+ */
+class AiderResumeTest {
+
+    @TempDir
+    Path tmp;
+
+    /** Every Aider fixture, cut at a third and two thirds at a line boundary, then grown. */
+    @Test
+    void aResumedReadGivesWhatAFullReadGivesReadingOnlyFromTheResumePoint() throws IOException {
+        List<Path> logs = histories();
+        assertThat(logs).hasSizeGreaterThanOrEqualTo(5);
+        int resumed = 0;
+        for (Path log : logs) {
+            byte[] bytes = Files.readAllBytes(log);
+            for (int third = 1; third <= 2; third++) {
+                resumed += growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * third / 3)).offset() > 0 ? 1 : 0;
+            }
+        }
+        assertThat(resumed).isEqualTo(2 * logs.size());
+    }
+
+    /** A line cut in the middle, as Aider leaves it while writing: the rest completes it. */
+    @Test
+    void aLastLineHalfWrittenIsReadOnceComplete() throws IOException {
+        for (Path log : histories()) {
+            byte[] bytes = Files.readAllBytes(log);
+            int cut = Math.min(bytes.length - 1, lineBoundary(bytes, bytes.length / 2) + 7);
+            assertThat(growAndCompare(log, bytes, cut).offset()).as(log.toString()).isPositive();
+        }
+    }
+
+    /**
+     * The exchanges read on from the point carry the session's earlier commits (metadata
+     * {@code commits}), and their derived memories are stored again with them.
+     */
+    @Test
+    void commitsAndDerivedMemoriesOfTheSessionSurviveAResume() throws IOException {
+        Path log = Logs.fixtures("aider").resolve("monochromatic.aider.chat.history.md");
+        byte[] bytes = Files.readAllBytes(log);
+        boolean sawCommits = false;
+        boolean sawDerived = false;
+        for (int i = 1; i <= 9; i++) {
+            Grown g = growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * i / 10));
+            assertThat(g.offset()).isPositive();
+            for (Memory m : g.store().all()) {
+                if (m.provenance().byteStart() >= g.offset()) {
+                    sawCommits |= m.metadata().getOrDefault("commits", "").contains(",");
+                    sawDerived |= m.kind() != MemoryKind.EXCHANGE;
+                }
+            }
+        }
+        assertThat(sawCommits).as("a resumed exchange with two or more earlier commits").isTrue();
+        assertThat(sawDerived).as("a derived memory read again after a resume point").isTrue();
+    }
+
+    /** Cut back below what was read: read again from the start, and what lay past the cut is gone. */
+    @Test
+    void aTruncatedHistoryIsReadAgainFromTheStart() throws IOException {
+        Path log = Logs.fixtures("aider").resolve("mozgoslav.aider.chat.history.md");
+        byte[] bytes = Files.readAllBytes(log);
+        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), bytes).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+
+        int cut = lineBoundary(bytes, bytes.length / 2);
+        Files.write(file, Arrays.copyOf(bytes, cut));
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(cut);
+        assertSameAsFresh(store, file);
+        assertThat(store.all()).allSatisfy(m -> assertThat(m.provenance().byteEnd()).isLessThanOrEqualTo(cut));
+    }
+
+    /** Another, longer history written over the path: read from the start, replacing the old one's memories. */
+    @Test
+    void aReplacedHistoryIsReadAgainFromTheStart() throws IOException {
+        Path a = Logs.fixtures("aider").resolve("coding-aider-history-example2.md");
+        Path b = Logs.fixtures("aider").resolve("doc-processor.aider.chat.history.md");
+        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), Files.readAllBytes(a)).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        List<String> old = store.all().stream().map(Memory::id).toList();
+
+        Files.write(file, Files.readAllBytes(b));
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(Files.size(b));
+        assertSameAsFresh(store, file);
+        assertThat(store.all()).extracting(Memory::id).doesNotContainAnyElementsOf(old);
+    }
+
+    /** A line before the resume point rewritten (the head unchanged): read from the start. */
+    @Test
+    void aRewrittenHistoryIsReadAgainFromTheStart() throws IOException {
+        Path log = Logs.fixtures("aider").resolve("pocketflow-text2sql-gui.aider.chat.history.md");
+        byte[] bytes = Files.readAllBytes(log);
+        int cut = lineBoundary(bytes, bytes.length / 2);
+        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), Arrays.copyOf(bytes, cut)).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        Resume.Token token = Resume.Token.parse(store.source(file).orElseThrow().resume());
+        byte[] changed = bytes.clone();
+        int at = (int) token.check().start();
+        changed[at] = changed[at] == 'x' ? (byte) 'y' : (byte) 'x';
+        Files.write(file, changed);
+        IndexReport report = indexer.index(List.of(file));
+        assertThat(report.filesResumed()).isZero();
+        assertThat(report.bytesRead()).isEqualTo(changed.length);
+        assertSameAsFresh(store, file);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    private List<Path> histories() throws IOException {
+        try (Stream<Path> files = Files.list(Logs.fixtures("aider"))) {
+            return files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
+        }
+    }
+
+    private Path dir() throws IOException {
+        return Files.createTempDirectory(tmp, "project");
+    }
+
+    /** A grown history's store and the resume point its second read started at (-1: none). */
+    private record Grown(InMemoryStore store, long offset) {
+    }
+
+    /**
+     * Indexes {@code log}'s first {@code cut} bytes, appends the rest, indexes again, and compares
+     * with an index of the whole file from scratch.
+     *
+     * @return the store, and the offset the second read resumed at
+     */
+    private Grown growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
+        String what = log.getFileName() + " cut at " + cut;
+        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), Arrays.copyOf(bytes, cut)).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        IndexReport first = indexer.index(List.of(file));
+        assertThat(first.filesIndexed()).as(what).isEqualTo(1);
+        assertThat(first.bytesRead()).isEqualTo(cut);
+        SourceState before = store.source(file).orElseThrow();
+
+        Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
+        IndexReport second = indexer.index(List.of(file));
+
+        assertSameAsFresh(store, file);
+        assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
+        if (before.resume().isEmpty()) {
+            assertThat(second.filesResumed()).isZero();
+            assertThat(second.bytesRead()).isEqualTo(bytes.length);
+            return new Grown(store, -1);
+        }
+        long offset = Resume.Token.parse(before.resume()).point().offset();
+        assertThat(second.filesResumed()).as(what).isEqualTo(1);
+        assertThat(second.bytesRead()).as(what).isEqualTo(bytes.length - offset);
+        assertThat(offset).isPositive().isLessThanOrEqualTo(before.indexedBytes());
+        assertThat(bytes[(int) offset - 1]).isEqualTo((byte) '\n');
+        IndexReport third = indexer.index(List.of(file));
+        assertThat(third.filesUnchanged()).isEqualTo(1);
+        assertThat(third.bytesRead()).isZero();
+        return new Grown(store, offset);
+    }
+
+    /** The memories cited from {@code file} are exactly those an index of it into an empty store gives. */
+    private static void assertSameAsFresh(InMemoryStore store, Path file) {
+        InMemoryStore fresh = new InMemoryStore();
+        Indexer.builder(fresh).build().index(List.of(file));
+        assertThat(fresh.all()).isNotEmpty();
+        assertThat(store.all()).as(file.toString()).containsExactlyInAnyOrderElementsOf(fresh.all());
+    }
+
+    /** The offset just past the first newline at or after {@code at} (the end of the file if none). */
+    private static int lineBoundary(byte[] bytes, int at) {
+        for (int i = Math.max(at, 0); i < bytes.length; i++) {
+            if (bytes[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return bytes.length;
+    }
+}
