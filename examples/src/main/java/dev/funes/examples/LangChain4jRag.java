@@ -58,7 +58,7 @@ public final class LangChain4jRag {
             notes.add(model.embed(note).content(), note);
 
             RetrievalAugmentor augmentor = DefaultRetrievalAugmentor.builder()
-                    .contentRetriever(FunesContentRetriever.builder(store).maxResults(4).build())
+                    .contentRetriever(FunesContentRetriever.builder(store).maxResults(5).build())
                     .contentInjector(DefaultContentInjector.builder()
                             .metadataKeysToInclude(List.of("kind", "source", "lineStart", "lineEnd")).build())
                     .build();

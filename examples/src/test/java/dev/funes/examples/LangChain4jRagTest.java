@@ -22,7 +22,7 @@ class LangChain4jRagTest {
         assertThat(out).containsPattern("source: /\\S+sample-session\\.jsonl");
         assertThat(out).contains("lineStart: ").contains("lineEnd: ");
         // The listing after the prompt: one line per content, log memories with their line range.
-        assertThat(out.lines().filter(l -> l.startsWith("-- ")).count()).isEqualTo(4);
+        assertThat(out.lines().filter(l -> l.startsWith("-- ")).count()).isEqualTo(5);
         assertThat(out).containsPattern("-- (exchange|summary) /\\S+sample-session\\.jsonl:\\d+-\\d+");
         // The note added through LangChain4j's EmbeddingStore API is retrieved too.
         assertThat(out).contains("Team rule: ledger files are parsed in two passes; the streaming parser is retired.");
