@@ -73,7 +73,7 @@ class FixturesLinkTest {
                 for (int i = 0; i < text.size(); i++) {
                     Matcher m = AIDER_COMMIT.matcher(text.get(i));
                     if (m.find()) {
-                        lines.add(new CommitLine(file.toAbsolutePath().normalize(), i + 1, m.group(1)));
+                        lines.add(new CommitLine(file.toRealPath(), i + 1, m.group(1)));
                     }
                 }
             }
