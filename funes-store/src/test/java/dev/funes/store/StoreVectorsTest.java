@@ -16,9 +16,15 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -250,5 +256,35 @@ class StoreVectorsTest {
         CheckReport report = FunesStore.check(dir, embedder, false);
         assertThat(report.healthy()).as(report.summary()).isTrue();
         assertThat(report.findings()).anySatisfy(f -> assertThat(f.message()).contains("1 stored vectors match"));
+    }
+
+    @Test
+    void replacingKeepsNoTombstoneAndCountsRedactionsOnceWhileRemovingLeavesATombstone(@TempDir Path dir) throws SQLException {
+        String text = "the staging password: [REDACTED:password] lives in the vault";
+        float[] vector = embedder.embedDocuments(List.of(text)).get(0);
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            StoreVectors vectors = FunesStore.vectors(store);
+            vectors.put(List.of(note("v1", "a", text)), List.of(vector));
+            assertThat(store.stats().redactions()).isEqualTo(Map.of("password", 1L));
+            // The same id again replaces the memory: no deletion for an export to carry, counts unchanged.
+            vectors.put(List.of(note("v1", "a", text + ", rotated monthly")), List.of(vector));
+            assertThat(store.stats().redactions()).isEqualTo(Map.of("password", 1L));
+            assertThat(tombstones(dir)).isEmpty();
+            assertThat(vectors.delete(List.of("v1"))).isEqualTo(1);
+            assertThat(store.stats().redactions().getOrDefault("password", 0L)).isZero();
+            assertThat(tombstones(dir)).containsExactly("v1");
+        }
+    }
+
+    private static List<String> tombstones(Path dir) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id FROM tombstones ORDER BY id")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        return ids;
     }
 }
