@@ -617,18 +617,12 @@ final class SqliteMemoryStore implements MemoryStore {
     @Override
     public boolean delete(String id) {
         Objects.requireNonNull(id, "id");
-        lifecycle.readLock().lock();
-        try {
-            ensureOpen();
-            writeLock.lock();
-            try {
-                return deleteLocked(id);
-            } finally {
-                writeLock.unlock();
+        long deletedVector = transaction("delete " + id, writer -> deleteRow(id, Instant.now()), vector -> {
+            if (vector >= 0) {
+                ann.removed(vector);
             }
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
+        return deletedVector != NO_ROW;
     }
 
     /**
@@ -659,32 +653,6 @@ final class SqliteMemoryStore implements MemoryStore {
             LOG.debug("Replaced {} stale memories of {}", stale.size(), source.path());
         }
         return deletedVectors;
-    }
-
-    private boolean deleteLocked(String id) {
-        long deletedVector;
-        try (WriteLock.Held held = fileLock.acquire("deleting a memory")) {
-            writer.setAutoCommit(false);
-            try {
-                deletedVector = deleteRow(id, Instant.now());
-                if (deletedVector == NO_ROW) {
-                    writer.rollback();
-                    return false;
-                }
-                writer.commit();
-            } catch (SQLException | RuntimeException e) {
-                writer.rollback();
-                throw e;
-            } finally {
-                writer.setAutoCommit(true);
-            }
-        } catch (SQLException e) {
-            throw new StoreException("cannot delete " + id + " from the store " + dir + ": " + message(e), e);
-        }
-        if (deletedVector >= 0) {
-            ann.removed(deletedVector);
-        }
-        return true;
     }
 
     /**
