@@ -42,21 +42,8 @@ final class ClaudeCodeFormat implements ResumableFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (!Heads.named(file, ".jsonl") || head.length == 0) {
-                return false;
-            }
-            return switch (Heads.jsonLines(head, ClaudeCodeFormat::isClaudeCodeRecord)) {
-                case YES -> true;
-                case NO -> false;
-                case UNKNOWN -> {
-                    String prefix = Heads.text(head);
-                    yield prefix.contains("\"sessionId\"") && LONG_FIRST_LINE.matcher(prefix).matches();
-                }
-            };
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Heads.records(file, head, ClaudeCodeFormat::isClaudeCodeRecord,
+                prefix -> prefix.contains("\"sessionId\"") && LONG_FIRST_LINE.matcher(prefix).matches());
     }
 
     private static boolean isClaudeCodeRecord(JsonNode node) {

@@ -43,19 +43,13 @@ final class ClineFormat implements LogFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (!Heads.named(file, ".json") || head.length == 0) {
-                return false;
-            }
-            String text = Heads.text(head);
+        return Heads.document(file, head, text -> {
             if (TASK_START.matcher(text).matches()) {
                 return true;
             }
             Path name = file.getFileName();
             return name != null && HISTORY_FILE.equals(name.toString()) && MESSAGES.matcher(text).matches();
-        } catch (RuntimeException e) {
-            return false;
-        }
+        }, ".json");
     }
 
     @Override

@@ -42,18 +42,7 @@ final class CodexFormat implements ResumableFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (!Heads.named(file, ".jsonl") || head.length == 0) {
-                return false;
-            }
-            return switch (Heads.jsonLines(head, CodexFormat::isRolloutRecord)) {
-                case YES -> true;
-                case NO -> false;
-                case UNKNOWN -> LONG_FIRST_LINE.matcher(Heads.text(head)).matches();
-            };
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Heads.records(file, head, CodexFormat::isRolloutRecord, prefix -> LONG_FIRST_LINE.matcher(prefix).matches());
     }
 
     private static boolean isRolloutRecord(JsonNode node) {

@@ -42,24 +42,8 @@ final class GeminiFormat implements LogFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (head.length == 0) {
-                return false;
-            }
-            if (Heads.named(file, ".json")) {
-                return DOCUMENT.matcher(Heads.text(head)).matches();
-            }
-            if (!Heads.named(file, ".jsonl")) {
-                return false;
-            }
-            return switch (Heads.jsonLines(head, GeminiFormat::isRecord)) {
-                case YES -> true;
-                case NO -> false;
-                case UNKNOWN -> DOCUMENT.matcher(Heads.text(head)).matches();
-            };
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Heads.document(file, head, text -> DOCUMENT.matcher(text).matches(), ".json")
+                || Heads.records(file, head, GeminiFormat::isRecord, text -> DOCUMENT.matcher(text).matches());
     }
 
     private static boolean isRecord(JsonNode node) {

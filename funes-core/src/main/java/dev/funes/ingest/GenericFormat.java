@@ -38,7 +38,7 @@ final class GenericFormat implements ResumableFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
+        return Heads.safely(() -> {
             if (!Heads.named(file, ".jsonl") || head.length == 0) {
                 return false;
             }
@@ -48,13 +48,9 @@ final class GenericFormat implements ResumableFormat {
                         || node.has("sessionId") && node.has("type");
                 return false;
             });
-            if (messages == Heads.Verdict.UNKNOWN || foreign[0]) {
-                return false;
-            }
-            return Heads.jsonLines(head, GenericFormat::isMessage) == Heads.Verdict.YES;
-        } catch (RuntimeException e) {
-            return false;
-        }
+            return messages != Heads.Verdict.UNKNOWN && !foreign[0]
+                    && Heads.jsonLines(head, GenericFormat::isMessage) == Heads.Verdict.YES;
+        });
     }
 
     static boolean isMessage(JsonNode node) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -72,6 +73,46 @@ final class Heads {
             }
         }
         return sawComplete ? Verdict.NO : Verdict.UNKNOWN;
+    }
+
+    /**
+     * The usual test of a JSON Lines log: a non-empty {@code .jsonl} head among whose first
+     * complete lines one passes {@code isRecord}; when not even one line is complete (a first
+     * record longer than the head), {@code longFirstLine} decides on the head's text. Never throws.
+     */
+    static boolean records(Path file, byte[] head, Predicate<JsonNode> isRecord, Predicate<String> longFirstLine) {
+        return safely(() -> head.length > 0 && named(file, ".jsonl") && switch (jsonLines(head, isRecord)) {
+            case YES -> true;
+            case NO -> false;
+            case UNKNOWN -> longFirstLine.test(text(head));
+        });
+    }
+
+    /**
+     * The usual test of a whole-document log: a non-empty head of a file named with one of the
+     * suffixes whose text passes {@code test}. Never throws.
+     */
+    static boolean document(Path file, byte[] head, Predicate<String> test, String... suffixes) {
+        return safely(() -> {
+            if (head.length == 0) {
+                return false;
+            }
+            for (String suffix : suffixes) {
+                if (named(file, suffix)) {
+                    return test.test(text(head));
+                }
+            }
+            return false;
+        });
+    }
+
+    /** The answer of a head test, or false where the head was a shape it did not expect. */
+    static boolean safely(BooleanSupplier test) {
+        try {
+            return test.getAsBoolean();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** The head as text, after any byte-order mark and leading whitespace. */

@@ -36,15 +36,8 @@ final class OpenHandsFormat implements LogFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (!Heads.named(file, ".json") || head.length == 0) {
-                return false;
-            }
-            String text = Heads.text(head);
-            return EVENTS.matcher(text).matches() && KIND.matcher(text.substring(0, Math.min(text.length(), 1 << 14))).find();
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Heads.document(file, head, text -> EVENTS.matcher(text).matches()
+                && KIND.matcher(text.substring(0, Math.min(text.length(), 1 << 14))).find(), ".json");
     }
 
     @Override

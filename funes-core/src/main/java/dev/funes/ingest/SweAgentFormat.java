@@ -37,15 +37,8 @@ final class SweAgentFormat implements LogFormat {
      */
     @Override
     public boolean canRead(Path file, byte[] head) {
-        try {
-            if (!(Heads.named(file, ".traj") || Heads.named(file, ".json")) || head.length == 0) {
-                return false;
-            }
-            String text = Heads.text(head);
-            return DOCUMENT.matcher(text).matches() && STEPS.matcher(text).find();
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Heads.document(file, head, text -> DOCUMENT.matcher(text).matches() && STEPS.matcher(text).find(),
+                ".traj", ".json");
     }
 
     @Override

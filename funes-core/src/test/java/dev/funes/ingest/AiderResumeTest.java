@@ -2,7 +2,6 @@ package dev.funes.ingest;
 
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
-import dev.funes.SourceState;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,12 +9,12 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static dev.funes.ingest.Growth.assertSameAsFresh;
+import static dev.funes.ingest.Growth.lineBoundary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -65,7 +64,7 @@ class AiderResumeTest {
         boolean sawCommits = false;
         boolean sawDerived = false;
         for (int i = 1; i <= 9; i++) {
-            Grown g = growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * i / 10));
+            Growth.Grown g = growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * i / 10));
             assertThat(g.offset()).isPositive();
             for (Memory m : g.store().all()) {
                 if (m.provenance().byteStart() >= g.offset()) {
@@ -101,21 +100,9 @@ class AiderResumeTest {
     /** Another, longer history written over the path: read from the start, replacing the old one's memories. */
     @Test
     void aReplacedHistoryIsReadAgainFromTheStart() throws IOException {
-        Path a = Logs.fixtures("aider").resolve("coding-aider-history-example2.md");
-        Path b = Logs.fixtures("aider").resolve("doc-processor.aider.chat.history.md");
-        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), Files.readAllBytes(a)).toRealPath();
-        InMemoryStore store = new InMemoryStore();
-        Indexer indexer = Indexer.builder(store).build();
-        indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
-        List<String> old = store.all().stream().map(Memory::id).toList();
-
-        Files.write(file, Files.readAllBytes(b));
-        IndexReport report = indexer.index(List.of(file));
-        assertThat(report.filesResumed()).isZero();
-        assertThat(report.bytesRead()).isEqualTo(Files.size(b));
-        assertSameAsFresh(store, file);
-        assertThat(store.all()).extracting(Memory::id).doesNotContainAnyElementsOf(old);
+        Growth.assertReplacedIsReadAgain(dir().resolve(AiderFormat.FILE_NAME),
+                Files.readAllBytes(Logs.fixtures("aider").resolve("coding-aider-history-example2.md")),
+                Files.readAllBytes(Logs.fixtures("aider").resolve("doc-processor.aider.chat.history.md")));
     }
 
     /** A line before the resume point rewritten (the head unchanged): read from the start. */
@@ -141,6 +128,10 @@ class AiderResumeTest {
 
     // ---- helpers -----------------------------------------------------------------------------
 
+    private Growth.Grown growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
+        return Growth.growAndCompare(dir().resolve(AiderFormat.FILE_NAME), bytes, cut);
+    }
+
     private List<Path> histories() throws IOException {
         try (Stream<Path> files = Files.list(Logs.fixtures("aider"))) {
             return files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
@@ -149,64 +140,5 @@ class AiderResumeTest {
 
     private Path dir() throws IOException {
         return Files.createTempDirectory(tmp, "project");
-    }
-
-    /** A grown history's store and the resume point its second read started at (-1: none). */
-    private record Grown(InMemoryStore store, long offset) {
-    }
-
-    /**
-     * Indexes {@code log}'s first {@code cut} bytes, appends the rest, indexes again, and compares
-     * with an index of the whole file from scratch.
-     *
-     * @return the store, and the offset the second read resumed at
-     */
-    private Grown growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
-        String what = log.getFileName() + " cut at " + cut;
-        Path file = Files.write(dir().resolve(AiderFormat.FILE_NAME), Arrays.copyOf(bytes, cut)).toRealPath();
-        InMemoryStore store = new InMemoryStore();
-        Indexer indexer = Indexer.builder(store).build();
-        IndexReport first = indexer.index(List.of(file));
-        assertThat(first.filesIndexed()).as(what).isEqualTo(1);
-        assertThat(first.bytesRead()).isEqualTo(cut);
-        SourceState before = store.source(file).orElseThrow();
-
-        Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
-        IndexReport second = indexer.index(List.of(file));
-
-        assertSameAsFresh(store, file);
-        assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
-        if (before.resume().isEmpty()) {
-            assertThat(second.filesResumed()).isZero();
-            assertThat(second.bytesRead()).isEqualTo(bytes.length);
-            return new Grown(store, -1);
-        }
-        long offset = Resume.Token.parse(before.resume()).point().offset();
-        assertThat(second.filesResumed()).as(what).isEqualTo(1);
-        assertThat(second.bytesRead()).as(what).isEqualTo(bytes.length - offset);
-        assertThat(offset).isPositive().isLessThanOrEqualTo(before.indexedBytes());
-        assertThat(bytes[(int) offset - 1]).isEqualTo((byte) '\n');
-        IndexReport third = indexer.index(List.of(file));
-        assertThat(third.filesUnchanged()).isEqualTo(1);
-        assertThat(third.bytesRead()).isZero();
-        return new Grown(store, offset);
-    }
-
-    /** The memories cited from {@code file} are exactly those an index of it into an empty store gives. */
-    private static void assertSameAsFresh(InMemoryStore store, Path file) {
-        InMemoryStore fresh = new InMemoryStore();
-        Indexer.builder(fresh).build().index(List.of(file));
-        assertThat(fresh.all()).isNotEmpty();
-        assertThat(store.all()).as(file.toString()).containsExactlyInAnyOrderElementsOf(fresh.all());
-    }
-
-    /** The offset just past the first newline at or after {@code at} (the end of the file if none). */
-    private static int lineBoundary(byte[] bytes, int at) {
-        for (int i = Math.max(at, 0); i < bytes.length; i++) {
-            if (bytes[i] == '\n') {
-                return i + 1;
-            }
-        }
-        return bytes.length;
     }
 }

@@ -1,7 +1,5 @@
 package dev.funes.ingest;
 
-import dev.funes.Memory;
-import dev.funes.SourceState;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static dev.funes.ingest.Growth.assertSameAsFresh;
+import static dev.funes.ingest.Growth.lineBoundary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -65,49 +65,6 @@ class ResumeTest {
         Path log = Logs.resource("generic/acme-bot-chat.jsonl");
         byte[] bytes = Files.readAllBytes(log);
         assertThat(growAndCompare(log, bytes, lineBoundary(bytes, bytes.length * 2 / 3))).isTrue();
-    }
-
-    /**
-     * Indexes {@code log}'s first {@code cut} bytes, appends the rest, indexes again, and compares
-     * with an index of the whole file from scratch.
-     *
-     * @return whether the second read resumed
-     */
-    private boolean growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
-        Path dir = Files.createTempDirectory(tmp, "grow");
-        Path file = dir.resolve(log.getFileName().toString());
-        Files.write(file, Arrays.copyOf(bytes, cut));
-        file = file.toRealPath();
-        InMemoryStore store = new InMemoryStore();
-        Indexer indexer = Indexer.builder(store).build();
-        IndexReport first = indexer.index(List.of(file));
-        assertThat(first.filesIndexed()).as(log + " cut at " + cut).isEqualTo(1);
-        assertThat(first.bytesRead()).isEqualTo(cut);
-        SourceState before = store.source(file).orElseThrow();
-
-        Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
-        IndexReport second = indexer.index(List.of(file));
-
-        assertSameAsFresh(store, file);
-        assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
-
-        if (before.resume().isEmpty()) {
-            assertThat(second.filesResumed()).isZero();
-            assertThat(second.bytesRead()).isEqualTo(bytes.length);
-            return false;
-        }
-        long offset = Resume.Token.parse(before.resume()).point().offset();
-        assertThat(second.filesResumed()).as(log + " cut at " + cut).isEqualTo(1);
-        // Only what follows the resume point is read: the exchange still open at the cut, and what was appended.
-        assertThat(second.bytesRead()).isEqualTo(bytes.length - offset);
-        assertThat(offset).isPositive().isLessThanOrEqualTo(before.indexedBytes());
-        // The resume point is the start of a record.
-        assertThat(offset == 0 || bytes[(int) offset - 1] == '\n').isTrue();
-        // Unchanged since: nothing is read at all.
-        IndexReport third = indexer.index(List.of(file));
-        assertThat(third.filesUnchanged()).isEqualTo(1);
-        assertThat(third.bytesRead()).isZero();
-        return true;
     }
 
     /** The bytes read on a resume are exactly those from the resume point: the last open exchange and the appended records. */
@@ -162,20 +119,8 @@ class ResumeTest {
         Path a = Logs.fixtures("claude-code").resolve("episodic-memory-short.jsonl");
         Path b = Logs.fixtures("claude-code").resolve("episodic-memory-long.jsonl");
         assertThat(Files.size(b)).isGreaterThan(Files.size(a));
-        Path file = Files.copy(a, tmp.resolve("session.jsonl")).toRealPath();
-        InMemoryStore store = new InMemoryStore();
-        Indexer indexer = Indexer.builder(store).build();
-        indexer.index(List.of(file));
-        List<String> old = store.all().stream().map(Memory::id).toList();
-        assertThat(old).isNotEmpty();
-
         // Written in place (same inode): the first bytes tell.
-        Files.write(file, Files.readAllBytes(b));
-        IndexReport report = indexer.index(List.of(file));
-        assertThat(report.filesResumed()).isZero();
-        assertThat(report.bytesRead()).isEqualTo(Files.size(b));
-        assertSameAsFresh(store, file);
-        assertThat(store.all()).extracting(Memory::id).doesNotContainAnyElementsOf(old);
+        Growth.assertReplacedIsReadAgain(tmp.resolve("session.jsonl"), Files.readAllBytes(a), Files.readAllBytes(b));
     }
 
     /**
@@ -244,31 +189,16 @@ class ResumeTest {
 
     // ---- helpers -----------------------------------------------------------------------------
 
-    /**
-     * The memories in {@code store} cited from {@code file} are exactly those an index of the
-     * file as it is now into an empty store gives: same ids, texts, line and byte ranges, metadata.
-     */
-    private static void assertSameAsFresh(InMemoryStore store, Path file) {
-        InMemoryStore fresh = new InMemoryStore();
-        Indexer.builder(fresh).build().index(List.of(file));
-        assertThat(fresh.all()).isNotEmpty();
-        assertThat(store.all()).as(file.toString()).containsExactlyInAnyOrderElementsOf(fresh.all());
+    /** Grows a copy of {@code log} from {@code cut} bytes ({@link Growth#growAndCompare}); whether it resumed. */
+    private boolean growAndCompare(Path log, byte[] bytes, int cut) throws IOException {
+        Path dir = Files.createTempDirectory(tmp, "grow");
+        return Growth.growAndCompare(dir.resolve(log.getFileName().toString()), bytes, cut).offset() > 0;
     }
 
     private static List<Path> jsonl(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList();
         }
-    }
-
-    /** The offset just past the first newline at or after {@code at} (the end of the file if none). */
-    private static int lineBoundary(byte[] bytes, int at) {
-        for (int i = Math.max(at, 0); i < bytes.length; i++) {
-            if (bytes[i] == '\n') {
-                return i + 1;
-            }
-        }
-        return bytes.length;
     }
 
     /** The start of the line that ends just before {@code end}. */
