@@ -19,7 +19,7 @@ package dev.funes.store;
  * @param duplicateWeight     the demotion of a near-duplicate, at least 0 (0 turns it off)
  * @param duplicateSimilarity the shingle Jaccard similarity from which two texts are near-duplicates, in (0, 1]
  * @param depth               how many of the best fused candidates are reranked, at least 1; the
- *                            rest keep their fused order below them
+ *                            others keep their fused score (a demoted hit may fall below them)
  */
 public record RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth) {
 
