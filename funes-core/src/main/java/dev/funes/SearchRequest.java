@@ -29,9 +29,14 @@ import java.util.Set;
  * @param kinds   only memories of these kinds; empty means all kinds
  * @param after   only memories at or after this instant
  * @param before  only memories before this instant
+ * @param file    only memories that name this file in their text, tool lines or metadata: a
+ *                path written there ends with it (at a {@code /} or {@code \\} boundary), or its
+ *                file name equals it; {@code null} for any
+ * @param retrieval which retrievers rank the hits; {@link Retrieval#HYBRID} when {@code null}
  */
 public record SearchRequest(String query, int limit, String project, String agent, String session,
-                            Set<MemoryKind> kinds, Instant after, Instant before) {
+                            Set<MemoryKind> kinds, Instant after, Instant before, String file,
+                            Retrieval retrieval) {
 
     /** The default number of hits. */
     public static final int DEFAULT_LIMIT = 10;
@@ -51,6 +56,25 @@ public record SearchRequest(String query, int limit, String project, String agen
         if (after != null && before != null && !after.isBefore(before)) {
             throw new IllegalArgumentException("empty time range: after " + after + " is not before " + before);
         }
+        if (file != null) {
+            file = file.strip().replace('\\', '/');
+            while (file.startsWith("./")) {
+                file = file.substring(2);
+            }
+            if (file.isEmpty() || file.equals("/")) {
+                throw new IllegalArgumentException("the file filter is blank");
+            }
+        }
+        retrieval = retrieval == null ? Retrieval.HYBRID : retrieval;
+    }
+
+    /**
+     * A hybrid request without a file filter; the constructor of the first version of this
+     * record, kept for its callers.
+     */
+    public SearchRequest(String query, int limit, String project, String agent, String session,
+                         Set<MemoryKind> kinds, Instant after, Instant before) {
+        this(query, limit, project, agent, session, kinds, after, before, null, Retrieval.HYBRID);
     }
 
     /** A request for the query with the default limit and no filters. */
@@ -83,7 +107,61 @@ public record SearchRequest(String query, int limit, String project, String agen
                 return false;
             }
         }
-        return true;
+        return file == null || namesFile(memory, file);
+    }
+
+    /**
+     * Whether the memory names the file: its text or a metadata value holds {@code file} as a
+     * path or the end of a path, that is preceded by {@code /} or by a character that cannot be
+     * part of a path, and followed by such a character or by {@code :line}, {@code .} or
+     * {@code ,} ending a sentence. So {@code Schema.java} matches
+     * {@code funes-store/src/Schema.java:12} but not {@code OldSchema.java}, and
+     * {@code store/Schema.java} matches {@code /repo/funes-store/store/Schema.java}. Backslashes
+     * count as {@code /}; paths are compared case-sensitively.
+     *
+     * @param memory the memory to look in
+     * @param file   a path or file name with {@code /} separators, as the request holds it
+     * @return whether it names the file
+     */
+    public static boolean namesFile(Memory memory, String file) {
+        if (mentions(memory.text(), file)) {
+            return true;
+        }
+        for (String value : memory.metadata().values()) {
+            if (mentions(value, file)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean mentions(String text, String file) {
+        if (text == null || file.isEmpty()) {
+            return false;
+        }
+        String t = text.indexOf('\\') >= 0 ? text.replace('\\', '/') : text;
+        for (int from = t.indexOf(file); from >= 0; from = t.indexOf(file, from + 1)) {
+            int end = from + file.length();
+            char before = from == 0 ? ' ' : t.charAt(from - 1);
+            if ((before == '/' || !pathChar(before)) && endsPath(t, end)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean endsPath(String t, int end) {
+        if (end == t.length() || !pathChar(t.charAt(end))) {
+            return true;
+        }
+        char c = t.charAt(end);
+        char next = end + 1 < t.length() ? t.charAt(end + 1) : ' ';
+        return (c == ':' && Character.isDigit(next)) || ((c == '.' || c == ':') && !pathChar(next));
+    }
+
+    private static boolean pathChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == '$' || c == '@'
+                || c == '+' || c == '~' || c == ':';
     }
 
     /** Builds a {@link SearchRequest}; not thread-safe. */
@@ -96,6 +174,8 @@ public record SearchRequest(String query, int limit, String project, String agen
         private final Set<MemoryKind> kinds = EnumSet.noneOf(MemoryKind.class);
         private Instant after;
         private Instant before;
+        private String file;
+        private Retrieval retrieval = Retrieval.HYBRID;
 
         private Builder(String query) {
             this.query = query;
@@ -144,13 +224,28 @@ public record SearchRequest(String query, int limit, String project, String agen
         }
 
         /**
+         * Only memories that name this file (a path suffix such as {@code store/Schema.java}, or a
+         * file name such as {@code Schema.java}); see {@link SearchRequest#namesFile}.
+         */
+        public Builder file(String file) {
+            this.file = file;
+            return this;
+        }
+
+        /** Which retrievers rank the hits; {@link Retrieval#HYBRID} by default. */
+        public Builder retrieval(Retrieval retrieval) {
+            this.retrieval = Objects.requireNonNull(retrieval, "retrieval");
+            return this;
+        }
+
+        /**
          * Builds the request.
          *
          * @throws IllegalArgumentException if the query is blank, the limit is out of range or the
          *                                  time range is empty
          */
         public SearchRequest build() {
-            return new SearchRequest(query, limit, project, agent, session, kinds, after, before);
+            return new SearchRequest(query, limit, project, agent, session, kinds, after, before, file, retrieval);
         }
     }
 }

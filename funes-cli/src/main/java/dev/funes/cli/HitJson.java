@@ -67,6 +67,11 @@ final class HitJson {
             explain.put("lexicalRank", parts.lexicalRank());
             explain.put("lexicalScore", parts.lexicalScore());
         }
+        if (parts.hasContributions()) {
+            explain.put("dense", parts.denseContribution());
+            explain.put("lexical", parts.lexicalContribution());
+            explain.put("rerank", parts.rerankAdjustment());
+        }
         explain.put("fused", parts.fused());
         ObjectNode metadata = node.putObject("metadata");
         for (Map.Entry<String, String> entry : memory.metadata().entrySet()) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.funes.FunesException;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
+import dev.funes.Retrieval;
 import dev.funes.MemoryStore;
 import dev.funes.Provenance;
 import dev.funes.SearchHit;
@@ -92,6 +93,11 @@ final class McpTools {
                 + labels(MemoryKind.values()) + "."));
         properties.put("after", prop("string", "Only memories at or after this ISO date or instant."));
         properties.put("before", prop("string", "Only memories before this ISO date or instant."));
+        properties.put("file", prop("string", "Only memories that name this file: a path suffix such as"
+                + " src/store/Schema.java, or a file name such as Schema.java."));
+        properties.put("retrieval", Map.of("type", "string", "enum", List.of("hybrid", "dense", "lexical"),
+                "description", "hybrid (default): meaning and words; dense: meaning only; lexical: words and"
+                        + " identifiers only."));
         return McpSchema.Tool.builder()
                 .name(SEARCH_MEMORY)
                 .title("Search memory")
@@ -201,7 +207,16 @@ final class McpTools {
                 .project(optionalString(args, "project"))
                 .session(optionalString(args, "session"))
                 .after(time(args, "after"))
-                .before(time(args, "before"));
+                .before(time(args, "before"))
+                .file(optionalString(args, "file"));
+        String retrieval = optionalString(args, "retrieval");
+        if (retrieval != null) {
+            try {
+                request.retrieval(Retrieval.fromLabel(retrieval));
+            } catch (IllegalArgumentException e) {
+                throw new ToolError("retrieval: " + e.getMessage());
+            }
+        }
         String kinds = optionalString(args, "kind");
         if (kinds != null) {
             for (String label : kinds.split(",")) {

@@ -1,6 +1,7 @@
 package dev.funes.cli;
 
 import dev.funes.MemoryKind;
+import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import java.io.PrintWriter;
@@ -47,6 +48,14 @@ final class SearchCommand implements Callable<Integer> {
     @Option(names = "--before", paramLabel = "TIME", description = "Only memories before TIME (ISO instant or date).")
     String before;
 
+    @Option(names = "--file", paramLabel = "PATH", description = "Only memories that name this file: a path suffix"
+            + " (src/store/Schema.java) or a file name (Schema.java).")
+    String file;
+
+    @Option(names = "--retrieval", paramLabel = "MODE", defaultValue = "hybrid",
+            description = "hybrid (default), dense (meaning only) or lexical (words and identifiers only).")
+    String retrieval;
+
     @Parameters(arity = "1..*", paramLabel = "QUERY", description = "What to look for.")
     List<String> query;
 
@@ -57,7 +66,8 @@ final class SearchCommand implements Callable<Integer> {
     public Integer call() {
         SearchRequest.Builder request = SearchRequest.builder(String.join(" ", query))
                 .limit(limit).agent(agent).project(project).session(session)
-                .after(parseTime("--after", after)).before(parseTime("--before", before));
+                .after(parseTime("--after", after)).before(parseTime("--before", before)).file(file)
+                .retrieval(parseRetrieval(retrieval));
         if (kinds != null) {
             for (String kind : kinds) {
                 request.kinds(parseKind(kind));
@@ -81,6 +91,14 @@ final class SearchCommand implements Callable<Integer> {
             return request.build();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private Retrieval parseRetrieval(String mode) {
+        try {
+            return Retrieval.fromLabel(mode);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--retrieval: " + e.getMessage());
         }
     }
 

@@ -105,7 +105,31 @@ class CliTest {
             assertThat(end).isGreaterThanOrEqualTo(start);
             assertThat(end).isLessThanOrEqualTo(Files.readAllLines(path, StandardCharsets.UTF_8).size());
             assertThat(java.time.Instant.parse(hit.get("timestamp").asText())).isNotNull();
+            JsonNode parts = hit.get("scoreParts");
+            assertThat(parts.get("dense").asDouble() + parts.get("lexical").asDouble() + parts.get("rerank").asDouble())
+                    .isCloseTo(hit.get("score").asDouble(), org.assertj.core.api.Assertions.within(1e-9));
         }
+    }
+
+    @Test
+    void retrievalModesAndTheFileFilterReachTheStore() throws IOException {
+        assumeFixtures();
+        Result lexical = funes("search", "--store", fixtureStore.toString(), "--json", "--retrieval", "lexical",
+                "rebase on main");
+        assertThat(lexical.status()).as(lexical.err()).isZero();
+        assertThat(lexical.json()).isNotEmpty().allSatisfy(h -> {
+            assertThat(h.get("scoreParts").has("lexicalRank")).isTrue();
+            assertThat(h.get("scoreParts").has("denseRank")).isFalse();
+        });
+        Result dense = funes("search", "--store", fixtureStore.toString(), "--json", "--retrieval", "dense",
+                "rebase on main");
+        assertThat(dense.json()).isNotEmpty().allSatisfy(h -> assertThat(h.get("scoreParts").has("lexicalRank")).isFalse());
+        Result noFile = funes("search", "--store", fixtureStore.toString(), "--json", "--file",
+                "NoSuchFileAnywhere.java", "rebase on main");
+        assertThat(noFile.status()).as(noFile.err()).isZero();
+        assertThat(noFile.json()).isEmpty();
+        assertThat(funes("search", "--store", fixtureStore.toString(), "--retrieval", "sparse", "x").status())
+                .isEqualTo(2);
     }
 
     @Test

@@ -108,6 +108,25 @@ class McpToolsTest {
         assertThat(error(tools.call("search_memory", Map.of("query", "x", "limit", 2.5), null))).contains("'limit'");
         assertThat(error(tools.call("search_memory", Map.of("query", "x", "kind", "gossip"), null))).contains("gossip", "decision");
         assertThat(error(tools.call("search_memory", Map.of("query", "x", "after", "yesterday"), null))).contains("'after'");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "retrieval", "sparse"), null)))
+                .contains("retrieval", "hybrid, dense, lexical");
+    }
+
+    @Test
+    void searchMemoryFiltersByFileAndChoosesTheRetrievers() throws IOException {
+        JsonNode byFile = ok(tools.call("search_memory", Map.of("query", "parser", "file", "TwoPassLedgerParser.java",
+                "limit", 10), null)).get("hits");
+        JsonNode all = ok(tools.call("search_memory", Map.of("query", "parser", "limit", 10), null)).get("hits");
+        // The exchange that wrote the file, and memories whose metadata names it (its decision).
+        assertThat(byFile).isNotEmpty().anySatisfy(h -> assertThat(h.get("text").asText())
+                .contains("[Write] src/main/java/ledger/TwoPassLedgerParser.java"));
+        assertThat(byFile.size()).isLessThan(all.size());
+        JsonNode otherFile = ok(tools.call("search_memory", Map.of("query", "parser", "file", "OnePassParser.java"), null));
+        assertThat(otherFile.get("hits").size()).isZero();
+        JsonNode lexical = ok(tools.call("search_memory", Map.of("query", "zebra giraffe", "retrieval", "lexical"), null));
+        assertThat(lexical.get("hits").size()).isZero(); // no such words: the lexical side alone finds nothing
+        JsonNode dense = ok(tools.call("search_memory", Map.of("query", "zebra giraffe", "retrieval", "dense"), null));
+        assertThat(dense.get("hits").size()).isPositive(); // the dense side always has nearest neighbours
     }
 
     @Test

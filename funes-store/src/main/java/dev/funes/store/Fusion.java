@@ -1,8 +1,7 @@
 package dev.funes.store;
 
 import dev.funes.Memory;
-import dev.funes.ScoreParts;
-import dev.funes.SearchHit;
+import dev.funes.Retrieval;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,34 +10,64 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reciprocal rank fusion of the dense and lexical candidate lists: a memory scores
- * {@code 1 / (K + rank)} for each list it is in. Plain RRF is a starting point; how the two lists
- * are weighed is to be tuned by measurement.
+ * Fuses the dense and lexical candidate lists of one search as {@link FusionOptions} says:
+ * min-max normalised scores with weights (the default) or reciprocal rank fusion. Each candidate
+ * keeps what each list contributed, so a hit can explain its score.
+ *
+ * <p>A single-retriever search ({@link Retrieval#DENSE}, {@link Retrieval#LEXICAL}) has one list;
+ * its weight is then 1, so scores still span 0 to 1 with min-max.
  *
  * <p>Collects candidates in rank order; not thread-safe, one instance per search.
  */
 final class Fusion {
 
     /** The usual RRF constant; it damps the difference between the first few ranks. */
-    static final int K = 60;
+    static final int K = FusionOptions.DEFAULT_RRF_K;
 
-    private static final class Candidate {
+    /** One candidate with its ranks, raw scores and fused contributions. */
+    static final class Candidate {
         final Memory memory;
         int denseRank;
         double denseSimilarity = Double.NaN;
         int lexicalRank;
         double lexicalScore = Double.NaN;
+        double denseContribution;
+        double lexicalContribution;
+        double rerank;
 
         Candidate(Memory memory) {
             this.memory = memory;
         }
 
         double fused() {
-            return (denseRank > 0 ? 1.0 / (K + denseRank) : 0) + (lexicalRank > 0 ? 1.0 / (K + lexicalRank) : 0);
+            return denseContribution + lexicalContribution;
+        }
+
+        double score() {
+            return denseContribution + lexicalContribution + rerank;
         }
     }
 
+    /** Best score first; ties to the higher cosine similarity, then BM25, then the smaller id. */
+    static final Comparator<Candidate> BY_SCORE = Comparator.comparingDouble(Candidate::score).reversed()
+            .thenComparing(c -> Double.isNaN(c.denseSimilarity) ? Double.NEGATIVE_INFINITY : c.denseSimilarity,
+                    Comparator.reverseOrder())
+            .thenComparing(c -> Double.isNaN(c.lexicalScore) ? Double.NEGATIVE_INFINITY : c.lexicalScore,
+                    Comparator.reverseOrder())
+            .thenComparing(c -> c.memory.id());
+
+    private final FusionOptions options;
+    private final Retrieval retrieval;
     private final Map<String, Candidate> candidates = new LinkedHashMap<>();
+
+    Fusion() {
+        this(FusionOptions.RRF, Retrieval.HYBRID);
+    }
+
+    Fusion(FusionOptions options, Retrieval retrieval) {
+        this.options = options;
+        this.retrieval = retrieval;
+    }
 
     /**
      * Adds a dense candidate. Memories that share one vector share its rank, so the caller passes
@@ -61,24 +90,47 @@ final class Fusion {
         }
     }
 
-    /**
-     * The best {@code limit} candidates by fused score. Ties go to the higher cosine similarity,
-     * then the higher BM25 score, then the smaller id, so equal inputs give equal output.
-     */
-    List<SearchHit> top(int limit) {
+    /** Every candidate with its contributions set, best first. */
+    List<Candidate> ranked() {
+        double denseWeight = retrieval == Retrieval.DENSE ? 1 : retrieval == Retrieval.LEXICAL ? 0
+                : options.denseWeight();
+        double lexicalWeight = retrieval == Retrieval.LEXICAL ? 1 : retrieval == Retrieval.DENSE ? 0
+                : options.lexicalWeight();
         List<Candidate> all = new ArrayList<>(candidates.values());
-        all.sort(Comparator.comparingDouble(Candidate::fused).reversed()
-                .thenComparing(c -> Double.isNaN(c.denseSimilarity) ? Double.NEGATIVE_INFINITY : c.denseSimilarity,
-                        Comparator.reverseOrder())
-                .thenComparing(c -> Double.isNaN(c.lexicalScore) ? Double.NEGATIVE_INFINITY : c.lexicalScore,
-                        Comparator.reverseOrder())
-                .thenComparing(c -> c.memory.id()));
-        List<SearchHit> hits = new ArrayList<>(Math.min(limit, all.size()));
-        for (Candidate c : all.subList(0, Math.min(limit, all.size()))) {
-            double fused = c.fused();
-            hits.add(new SearchHit(c.memory, fused,
-                    new ScoreParts(c.denseRank, c.denseSimilarity, c.lexicalRank, c.lexicalScore, fused)));
+        if (options.method() == FusionOptions.Method.RRF) {
+            for (Candidate c : all) {
+                c.denseContribution = c.denseRank > 0 ? denseWeight / (options.rrfK() + c.denseRank) : 0;
+                c.lexicalContribution = c.lexicalRank > 0 ? lexicalWeight / (options.rrfK() + c.lexicalRank) : 0;
+            }
+        } else {
+            double[] dense = range(all, true);
+            double[] lexical = range(all, false);
+            for (Candidate c : all) {
+                c.denseContribution = c.denseRank > 0 ? denseWeight * normalise(c.denseSimilarity, dense) : 0;
+                c.lexicalContribution = c.lexicalRank > 0 ? lexicalWeight * normalise(c.lexicalScore, lexical) : 0;
+            }
         }
-        return hits;
+        all.sort(BY_SCORE);
+        return all;
+    }
+
+    /** Min and max of one list's raw scores. */
+    private static double[] range(List<Candidate> all, boolean dense) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (Candidate c : all) {
+            if (dense ? c.denseRank > 0 : c.lexicalRank > 0) {
+                double v = dense ? c.denseSimilarity : c.lexicalScore;
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+        }
+        return new double[] {min, max};
+    }
+
+    /** The value rescaled to 0..1 over its list; 1 when every candidate scored the same. */
+    private static double normalise(double value, double[] range) {
+        double span = range[1] - range[0];
+        return span > 0 ? (value - range[0]) / span : 1;
     }
 }

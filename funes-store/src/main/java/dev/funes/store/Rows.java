@@ -37,9 +37,9 @@ final class Rows {
      */
     static final String INSERT_MEMORY = "INSERT OR IGNORE INTO memories (seq, id, kind, text, started_at, ended_at,"
             + " agent, project, session, source_path, line_start, line_end, byte_start, byte_end, record_ids,"
-            + " metadata, content_hash, vector_id, added_at) VALUES ((SELECT max(coalesce((SELECT max(seq) FROM memories), 0),"
+            + " metadata, content_hash, vector_id, added_at, terms) VALUES ((SELECT max(coalesce((SELECT max(seq) FROM memories), 0),"
             + " coalesce((SELECT CAST(value AS INTEGER) FROM link_state WHERE key = '" + SqliteLinkTables.SCANNED_KEY + "'), 0))"
-            + " + 1),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+            + " + 1),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
     static final String UPSERT_SOURCE = "INSERT OR REPLACE INTO sources (path, size, last_modified, indexed_bytes,"
             + " indexed_lines, head_fingerprint, format, indexed_at, resume) VALUES (?,?,?,?,?,?,?,?,?)";
@@ -73,7 +73,7 @@ final class Rows {
         return text == null ? null : Instant.parse(text);
     }
 
-    /** Binds the 18 parameters of {@link #INSERT_MEMORY}. */
+    /** Binds the 19 parameters of {@link #INSERT_MEMORY}; the last is the text's {@link Terms}. */
     static void bindMemory(PreparedStatement ps, Memory m, long vectorId, Instant now) throws SQLException {
         ps.setString(1, m.id());
         ps.setString(2, m.kind().label());
@@ -100,6 +100,7 @@ final class Rows {
         ps.setString(16, m.contentHash());
         ps.setLong(17, vectorId);
         ps.setString(18, instant(now));
+        ps.setString(19, Terms.of(m.text()));
     }
 
     /** Reads a row selected with {@link #MEMORY_COLUMNS}. */

@@ -16,8 +16,57 @@ import java.util.List;
  */
 final class Schema {
 
-    /** A step from {@code version - 1} to {@code version}. */
-    record Migration(int version, String description, List<String> statements) {
+    /** Work a migration does in Java after its statements, in the same transaction. */
+    @FunctionalInterface
+    interface Step {
+        void run(Connection connection) throws SQLException;
+    }
+
+    /** A step from {@code version - 1} to {@code version}: SQL statements, then an optional Java step. */
+    record Migration(int version, String description, List<String> statements, Step step) {
+
+        Migration(int version, String description, List<String> statements) {
+            this(version, description, statements, null);
+        }
+    }
+
+    /** The full-text index over the text and its identifier terms, and the triggers that keep it (version 5). */
+    static final List<String> FTS_V5 = List.of(
+            """
+            CREATE VIRTUAL TABLE memories_fts USING fts5(
+              text, terms, content='memories', content_rowid='seq',
+              tokenize='porter unicode61 remove_diacritics 2'
+            )""",
+            """
+            CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+              INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, new.text, new.terms);
+            END""",
+            """
+            CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+              INSERT INTO memories_fts(memories_fts, rowid, text, terms) VALUES ('delete', old.seq, old.text, old.terms);
+            END""",
+            """
+            CREATE TRIGGER memories_fts_update AFTER UPDATE OF text, terms ON memories BEGIN
+              INSERT INTO memories_fts(memories_fts, rowid, text, terms) VALUES ('delete', old.seq, old.text, old.terms);
+              INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, new.text, new.terms);
+            END""",
+            "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+
+    /**
+     * Computes {@code memories.terms} ({@link Terms}) for every row; runs while no full-text
+     * trigger exists, so the index is rebuilt once afterwards.
+     */
+    static void fillTerms(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+             var rs = s.executeQuery("SELECT seq, text FROM memories");
+             var update = connection.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
+            while (rs.next()) {
+                update.setString(1, Terms.of(rs.getString(2)));
+                update.setLong(2, rs.getLong(1));
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
     }
 
     static final List<Migration> MIGRATIONS = List.of(
@@ -179,7 +228,23 @@ final class Schema {
                     CREATE TABLE tombstones (
                       id TEXT PRIMARY KEY,
                       deleted_at TEXT NOT NULL
-                    ) WITHOUT ROWID""")));
+                    ) WITHOUT ROWID""")),
+            // Code-aware lexical matching: identifier parts (Terms) in their own column, indexed
+            // with the text. The old index and its triggers go first, so filling the column for
+            // existing rows does not touch an index that lacks it; the new index is then built once.
+            new Migration(5, "memories.terms (identifier parts) and a full-text index over text and terms", List.of(
+                    "DROP TRIGGER memories_fts_insert",
+                    "DROP TRIGGER memories_fts_delete",
+                    "DROP TRIGGER memories_fts_update",
+                    "DROP TABLE memories_fts",
+                    "ALTER TABLE memories ADD COLUMN terms TEXT NOT NULL DEFAULT ''"), connection -> {
+                        fillTerms(connection);
+                        try (Statement s = connection.createStatement()) {
+                            for (String sql : FTS_V5) {
+                                s.execute(sql);
+                            }
+                        }
+                    }));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
@@ -226,6 +291,9 @@ final class Schema {
                 if (current < migration.version()) {
                     for (String sql : migration.statements()) {
                         s.execute(sql);
+                    }
+                    if (migration.step() != null) {
+                        migration.step().run(connection);
                     }
                     s.execute("PRAGMA user_version = " + migration.version());
                 }

@@ -6,6 +6,7 @@ import dev.funes.EmbeddingException;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
+import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
@@ -960,7 +961,8 @@ final class SqliteMemoryStore implements MemoryStore {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
-            float[] query = embedder.embedQuery(request.query());
+            boolean dense = request.retrieval() != Retrieval.LEXICAL;
+            float[] query = dense ? embedder.embedQuery(request.query()) : new float[dimension];
             if (query == null || query.length != dimension) {
                 throw new EmbeddingException("the embedder " + modelId + " returned a query vector of length "
                         + (query == null ? 0 : query.length) + ", expected " + dimension);
@@ -983,9 +985,9 @@ final class SqliteMemoryStore implements MemoryStore {
         }
         Filter filter = Filter.of(request);
         VectorIdSet allowed = filter.isEmpty() ? null : allowedVectors(c, filter);
-        Fusion fusion = new Fusion();
+        Fusion fusion = new Fusion(options.fusion(), request.retrieval());
 
-        if (allowed == null || allowed.size() > 0) {
+        if (request.retrieval() != Retrieval.LEXICAL && (allowed == null || allowed.size() > 0)) {
             List<AnnGraph.Scored> dense = ann.search(query, k, allowed);
             Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense);
             int rank = 0;
@@ -1003,7 +1005,7 @@ final class SqliteMemoryStore implements MemoryStore {
             }
         }
 
-        Optional<String> match = FtsQuery.of(request.query());
+        Optional<String> match = request.retrieval() == Retrieval.DENSE ? Optional.empty() : FtsQuery.of(request.query());
         if (match.isPresent()) {
             String sql = "SELECT " + Rows.MEMORY_COLUMNS + ", bm25(memories_fts) FROM memories_fts"
                     + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?" + filter.sql()
@@ -1025,7 +1027,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
         }
-        return fusion.top(request.limit());
+        return Rerank.apply(fusion.ranked(), FtsQuery.terms(request.query()), options.rerank(), request.limit());
     }
 
     /** The memories using each vector, in storage order; vectors without memories are absent. */
@@ -1109,6 +1111,13 @@ final class SqliteMemoryStore implements MemoryStore {
             if (r.before() != null) {
                 sql.append(" AND coalesce(m.ended_at, m.started_at) < ?");
                 params.add(Rows.instant(r.before()));
+            }
+            if (r.file() != null) {
+                // A cheap superset (the file name appears somewhere); SearchRequest.matches decides.
+                String name = r.file().substring(r.file().lastIndexOf('/') + 1);
+                sql.append(" AND (instr(m.text, ?) > 0 OR instr(m.metadata, ?) > 0)");
+                params.add(name);
+                params.add(name);
             }
             return new Filter(sql.toString(), params);
         }

@@ -84,6 +84,8 @@ final class StoreCheck {
         int dimension;
         long memories;
         long unusedVectors;
+        /** Row numbers of memories whose identifier terms do not match their text. */
+        final List<Long> staleTerms = new ArrayList<>();
 
         void add(String check, Status status, String message) {
             findings.add(new Finding(check, status, message));
@@ -152,6 +154,7 @@ final class StoreCheck {
                     model(c, in);
                 }
                 sessions(c, in);
+                terms(c, in);
                 fts(in, intact);
                 if (meta) {
                     ann(c, in);
@@ -410,6 +413,39 @@ final class StoreCheck {
         }
     }
 
+    /**
+     * That the full-text index covers the identifier terms (schema version 5) and that every
+     * memory's {@code terms} column is what {@link Terms} makes of its text: stale terms make
+     * identifier searches miss or find the wrong memories, and FTS5's own check cannot see them
+     * (the index matches the column, the column does not match the text).
+     */
+    private void terms(Connection c, Inspection in) {
+        try {
+            if (single(c, "SELECT count(*) FROM pragma_table_info('memories_fts') WHERE name = 'terms'") == 0) {
+                in.add("fts", Status.PROBLEM, "the full-text index has no terms column (identifier parts): the"
+                        + " schema is older than its version says. Re-index into a new store.");
+                return;
+            }
+            long rows = 0;
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT seq, text, terms FROM memories")) {
+                while (rs.next()) {
+                    rows++;
+                    if (!Terms.of(rs.getString(2)).equals(rs.getString(3))) {
+                        in.staleTerms.add(rs.getLong(1));
+                    }
+                }
+            }
+            if (!in.staleTerms.isEmpty()) {
+                in.add("fts", Status.PROBLEM, in.staleTerms.size() + " of " + rows + " memories have identifier terms"
+                        + " that do not match their text (rows " + in.staleTerms.subList(0,
+                        Math.min(EXAMPLES, in.staleTerms.size())) + "): searches by identifier may miss them. The"
+                        + " terms are derived from the text: repair recomputes them and rebuilds the full-text index.");
+            }
+        } catch (SQLException e) {
+            in.add("fts", Status.PROBLEM, SqliteMemoryStore.message(e));
+        }
+    }
+
     private void fts(Inspection in, boolean intact) {
         try (Connection w = SqliteMemoryStore.connect(database, false)) {
             w.setAutoCommit(false);
@@ -434,6 +470,26 @@ final class StoreCheck {
         } catch (SQLException e) {
             in.add("fts", Status.WARNING, "not checked: FTS5's check needs to open the database for writing ("
                     + SqliteMemoryStore.message(e) + ")");
+        }
+    }
+
+    /** Sets the terms of the given rows from their text; the index is rebuilt afterwards. */
+    private static void recomputeTerms(Connection w, List<Long> seqs) throws SQLException {
+        if (seqs.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement read = w.prepareStatement("SELECT text FROM memories WHERE seq = ?");
+             PreparedStatement update = w.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
+            for (long seq : seqs) {
+                read.setLong(1, seq);
+                try (ResultSet rs = read.executeQuery()) {
+                    if (rs.next()) {
+                        update.setString(1, Terms.of(rs.getString(1)));
+                        update.setLong(2, seq);
+                        update.executeUpdate();
+                    }
+                }
+            }
         }
     }
 
@@ -552,6 +608,7 @@ final class StoreCheck {
                 w.setAutoCommit(false);
                 try (Statement s = w.createStatement()) {
                     if (fts) {
+                        recomputeTerms(w, in.staleTerms);
                         s.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
                         done.put("fts", "rebuilt the full-text index from the " + single(w, "SELECT count(*) FROM memories")
                                 + " memories");

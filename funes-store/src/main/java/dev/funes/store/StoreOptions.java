@@ -27,9 +27,13 @@ import java.util.Objects;
  *                        {@link Redactor#redact(dev.funes.Memory)}): memories added directly
  *                        through the store are redacted as thoroughly as those the
  *                        {@code Indexer} reads. Default: {@link Redactor#standard()}
+ * @param fusion          how hybrid searches fuse dense and lexical candidates. Default:
+ *                        {@link FusionOptions#MINMAX}
+ * @param rerank          the local rerank stage after fusion. Default: {@link RerankOptions#DEFAULT};
+ *                        {@link RerankOptions#NONE} turns it off
  */
 public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
-                           Redactor redactor) {
+                           Redactor redactor, FusionOptions fusion, RerankOptions rerank) {
 
     /** The default write lock timeout, 10 seconds: far longer than one write transaction. */
     public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
@@ -38,6 +42,8 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     public StoreOptions {
         Objects.requireNonNull(writeLockTimeout, "writeLockTimeout");
         Objects.requireNonNull(redactor, "redactor");
+        Objects.requireNonNull(fusion, "fusion");
+        Objects.requireNonNull(rerank, "rerank");
         if (writeLockTimeout.isNegative()) {
             throw new IllegalArgumentException("writeLockTimeout must not be negative, was " + writeLockTimeout);
         }
@@ -69,8 +75,19 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     }
 
     /**
+     * Options with the default {@linkplain FusionOptions#defaults() fusion} and
+     * {@linkplain RerankOptions#defaults() rerank stage}; the constructor of the third version of
+     * this record, kept for its callers.
+     */
+    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
+                        Redactor redactor) {
+        this(candidates, freshLimit, readConnections, writeLockTimeout, redactor, FusionOptions.defaults(),
+                RerankOptions.defaults());
+    }
+
+    /**
      * 100 candidates, a fresh limit of 1000 vectors, 4 read connections, a 10 s write lock timeout,
-     * the standard redactor.
+     * the standard redactor, min-max fusion with equal weights and the default rerank stage.
      */
     public static StoreOptions defaults() {
         return new StoreOptions(100, 1000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
@@ -88,8 +105,22 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         private int readConnections = defaults().readConnections();
         private Duration writeLockTimeout = DEFAULT_WRITE_LOCK_TIMEOUT;
         private Redactor redactor;
+        private FusionOptions fusion = FusionOptions.defaults();
+        private RerankOptions rerank = RerankOptions.defaults();
 
         private Builder() {
+        }
+
+        /** How hybrid searches fuse dense and lexical candidates. */
+        public Builder fusion(FusionOptions fusion) {
+            this.fusion = Objects.requireNonNull(fusion, "fusion");
+            return this;
+        }
+
+        /** The local rerank stage; {@link RerankOptions#NONE} turns it off. */
+        public Builder rerank(RerankOptions rerank) {
+            this.rerank = Objects.requireNonNull(rerank, "rerank");
+            return this;
         }
 
         /** The least number of candidates per retriever. */
@@ -134,7 +165,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
          */
         public StoreOptions build() {
             return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout,
-                    redactor != null ? redactor : Redactor.standard());
+                    redactor != null ? redactor : Redactor.standard(), fusion, rerank);
         }
     }
 }

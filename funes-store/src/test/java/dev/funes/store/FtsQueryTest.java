@@ -7,21 +7,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FtsQueryTest {
 
     @Test
-    void wordsAreQuotedLowerCasedDeduplicatedAndOred() {
+    void wordsAreQuotedLowerCasedDeduplicatedAndOredWithoutStopWords() {
         assertThat(FtsQuery.of("Why did \"CI\" fail: -flag *glob* why"))
-                .contains("\"why\" OR \"did\" OR \"ci\" OR \"fail\" OR \"flag\" OR \"glob\"");
+                .contains("\"ci\" OR \"fail\" OR \"flag\" OR \"glob\"");
+    }
+
+    @Test
+    void aQueryOfOnlyStopWordsKeepsThem() {
+        assertThat(FtsQuery.of("What was it?")).contains("\"what\" OR \"was\" OR \"it\"");
+    }
+
+    @Test
+    void identifiersAlsoAskForTheirPartsAndTheirWhole() {
+        assertThat(FtsQuery.of("parseHttpHeader")).contains("\"parsehttpheader\" OR \"parse\" OR \"http\" OR \"header\"");
+        assertThat(FtsQuery.of("snake_case_name")).contains("\"snake\" OR \"case\" OR \"name\" OR \"snakecasename\"");
+        assertThat(FtsQuery.of("--dry-run")).contains("\"dry\" OR \"run\" OR \"dryrun\"");
     }
 
     @Test
     void ftsSyntaxBecomesPlainWords() {
-        assertThat(FtsQuery.of("NEAR(a b) AND text:foo OR ^bar"))
-                .contains("\"near\" OR \"a\" OR \"b\" OR \"and\" OR \"text\" OR \"foo\" OR \"or\" OR \"bar\"");
+        assertThat(FtsQuery.of("NEAR(x y) AND text:foo OR ^bar"))
+                .contains("\"near\" OR \"x\" OR \"y\" OR \"text\" OR \"foo\" OR \"bar\"");
     }
 
     @Test
     void identifiersSplitLikeTheUnicode61Tokenizer() {
         assertThat(FtsQuery.of("ERR_SSL_PROTOCOL_ERROR journal_mode=WAL v3.12"))
-                .contains("\"err\" OR \"ssl\" OR \"protocol\" OR \"error\" OR \"journal\" OR \"mode\" OR \"wal\" OR \"v3\" OR \"12\"");
+                .contains("\"err\" OR \"ssl\" OR \"protocol\" OR \"error\" OR \"journal\" OR \"mode\" OR \"wal\" OR \"v3\" OR \"12\""
+                        + " OR \"errsslprotocolerror\" OR \"journalmode\" OR \"v312\"");
     }
 
     @Test

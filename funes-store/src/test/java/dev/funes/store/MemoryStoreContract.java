@@ -184,7 +184,6 @@ abstract class MemoryStoreContract {
             "why did the build test the wrong branch in continuous integration | ci-branch",
             "container killed for using too much memory | oom-killed",
             "test failing randomly because of the system time | flaky-clock",
-            "why did we stop using the incremental JSON reader | json-parser",
             "page kept reconnecting the socket over and over | websocket-loop",
             "slow dashboard sql fixed with an index | composite-index"})
     void aParaphrasedQueryRanksTheRelevantMemoryFirst(String query, String expected, @TempDir Path dir) {
@@ -192,6 +191,24 @@ abstract class MemoryStoreContract {
             List<SearchHit> hits = store.search(SearchRequest.of(query));
             assertThat(ids(hits)).first().as(hits.get(0).memory().text()).isEqualTo(corpus.get(expected).id());
             assertThat(hits.get(0).parts().denseRank()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A known weakness of min-max fusion, pinned so that a change of fusion shows here: the query's
+     * one rare word that matches ("stop", in "stopped the reconnect loop") makes an unrelated memory
+     * the top of the lexical list, worth the full lexical half, while the answer, first by meaning,
+     * matches only "JSON". RRF would put the answer first; the evaluation (docs/EVALUATION.md)
+     * measures min-max ahead overall.
+     */
+    @Test
+    void aRareWordMatchedAloneCanOutrankTheParaphraseAnswer(@TempDir Path dir) {
+        try (MemoryStore store = openWithCorpus(dir)) {
+            List<SearchHit> hits = store.search(SearchRequest.of("why did we stop using the incremental JSON reader"));
+            assertThat(ids(hits).subList(0, 2)).containsExactly(corpus.get("websocket-loop").id(),
+                    corpus.get("json-parser").id());
+            assertThat(hits.get(0).parts().lexicalRank()).isEqualTo(1);
+            assertThat(hits.get(1).parts().denseRank()).isEqualTo(1);
         }
     }
 
@@ -218,9 +235,19 @@ abstract class MemoryStoreContract {
             for (SearchHit h : hits) {
                 var p = h.parts();
                 assertThat(p.fused()).isEqualTo(h.score());
-                double expected = (p.denseRank() > 0 ? 1.0 / (60 + p.denseRank()) : 0)
-                        + (p.lexicalRank() > 0 ? 1.0 / (60 + p.lexicalRank()) : 0);
-                assertThat(h.score()).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-12));
+                // Default min-max fusion: each list gives at most half; the rerank stage adds at
+                // most 0.1 (proximity) or takes 0.5 (near-duplicate); the parts add up.
+                assertThat(p.denseContribution()).isBetween(0.0, 0.5);
+                assertThat(p.lexicalContribution()).isBetween(0.0, 0.5);
+                if (p.denseRank() == 0) {
+                    assertThat(p.denseContribution()).isZero();
+                }
+                if (p.lexicalRank() == 0) {
+                    assertThat(p.lexicalContribution()).isZero();
+                }
+                assertThat(p.rerankAdjustment()).isBetween(-0.5, 0.1);
+                assertThat(p.denseContribution() + p.lexicalContribution() + p.rerankAdjustment())
+                        .isCloseTo(h.score(), org.assertj.core.data.Offset.offset(1e-12));
                 assertThat(Double.isNaN(p.denseSimilarity())).isEqualTo(p.denseRank() == 0);
                 assertThat(Double.isNaN(p.lexicalScore())).isEqualTo(p.lexicalRank() == 0);
                 if (p.denseRank() > 0) {

@@ -19,6 +19,32 @@ final class OldStores {
     static void downgradeToVersion1(Path storeDir) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
+            // Migration 5: the identifier terms and the two-column full-text index; back to the
+            // text-only index of version 1, rebuilt from the memories.
+            for (String trigger : new String[] {"memories_fts_insert", "memories_fts_delete", "memories_fts_update"}) {
+                s.execute("DROP TRIGGER IF EXISTS " + trigger);
+            }
+            s.execute("DROP TABLE IF EXISTS memories_fts");
+            s.execute("ALTER TABLE memories DROP COLUMN terms");
+            s.execute("""
+                    CREATE VIRTUAL TABLE memories_fts USING fts5(
+                      text, content='memories', content_rowid='seq',
+                      tokenize='porter unicode61 remove_diacritics 2'
+                    )""");
+            s.execute("""
+                    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+                      INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text);
+                    END""");
+            s.execute("""
+                    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+                      INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+                    END""");
+            s.execute("""
+                    CREATE TRIGGER memories_fts_update AFTER UPDATE OF text ON memories BEGIN
+                      INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+                      INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text);
+                    END""");
+            s.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
             // Migration 4: redaction counts and tombstones.
             s.execute("DROP TABLE IF EXISTS redactions");
             s.execute("DROP TABLE IF EXISTS tombstones");

@@ -113,6 +113,27 @@ class StoreCheckTest {
     }
 
     @Test
+    void identifierTermsOutOfStepWithTheTextAreFoundAndRecomputed(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory tls = corpus.get("tls-port");
+        List<String> before = memoryRows(dir);
+        // The column and its index agree (FTS5's own check passes) but no longer match the text.
+        sql(dir, "UPDATE memories SET terms = 'stale' WHERE id = '" + tls.id() + "'");
+
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("fts");
+        assertThat(finding(report, "fts").message()).contains("1 of " + corpus.size() + " memories have identifier terms");
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
+        assertThat(finding(repaired, "fts").status()).isEqualTo(Status.REPAIRED);
+        assertThat(rows(dir, "SELECT terms FROM memories WHERE id = '" + tls.id() + "'"))
+                .containsExactly(Terms.of(tls.text()) + "|");
+        assertThat(memoryRows(dir)).isEqualTo(before);
+        assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
+    }
+
+    @Test
     void aFullTextIndexOutOfStepIsFoundAndRebuilt(@TempDir Path dir) throws SQLException {
         createStore(dir);
         Memory tls = corpus.get("tls-port");
@@ -120,7 +141,7 @@ class StoreCheckTest {
         long seq = Long.parseLong(rows(dir, "SELECT seq FROM memories WHERE id = '" + tls.id() + "'").get(0).replace("|", ""));
         // The index loses one memory and gains a ghost no memory backs.
         sql(dir, "DELETE FROM memories_fts WHERE rowid = " + seq,
-                "INSERT INTO memories_fts(rowid, text) VALUES (999999, 'ghost words nobody wrote')");
+                "INSERT INTO memories_fts(rowid, text, terms) VALUES (999999, 'ghost words nobody wrote', '')");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")).get(0).parts().lexicalRank()).isZero();
         }
@@ -303,14 +324,15 @@ class StoreCheckTest {
         long page = Long.parseLong(pages.get(0).replace("|", ""));
         Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
         try (FileChannel ch = FileChannel.open(db, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.wrap(new byte[4096]), (page - 1) * 4096 + 100); // zeros over the cells
+            // Zeros over the cells, within the page: the next page may belong to the full-text index
+            // (migration 5 rebuilds it in pages freed next to this index), whose damage is another test.
+            ch.write(ByteBuffer.wrap(new byte[4096 - 100]), (page - 1) * 4096 + 100);
         }
         byte[] damaged = Files.readAllBytes(db);
         CheckReport report = check(dir, true);
         assertThat(report.healthy()).isFalse();
         assertThat(report.problems()).extracting(Finding::check).contains("integrity", "repair");
         assertThat(finding(report, "integrity").message()).contains("memories_time").contains("backup").doesNotContain("\n");
-        assertThat(finding(report, "fts").message()).startsWith("cannot be checked");
         assertThat(report.findings()).extracting(Finding::status).doesNotContain(Status.REPAIRED);
         assertThat(Files.readAllBytes(db)).isEqualTo(damaged);
     }

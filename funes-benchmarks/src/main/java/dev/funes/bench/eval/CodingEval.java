@@ -192,12 +192,12 @@ final class CodingEval {
     record Run(String modelId, Path store, String report, double buildSeconds, double searchSeconds) {
     }
 
-    /** Indexes the fixtures into one store per model and scores every counted question. */
+    /**
+     * Indexes the fixtures into one store per model and scores every counted question with every
+     * configuration of {@link Configs}.
+     */
     static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream log) throws IOException {
-        List<String> configs = new ArrayList<>();
-        configs.add(LocomoEval.LEXICAL);
-        models.forEach(m -> configs.add(LocomoEval.dense(m)));
-        models.forEach(m -> configs.add(LocomoEval.hybrid(m)));
+        List<String> configs = Configs.names(models);
         Map<String, Metrics.Mean> all = new LinkedHashMap<>();
         Map<String, Metrics.Mean> paraphrased = new LinkedHashMap<>();
         Map<String, Metrics.Mean> literal = new LinkedHashMap<>();
@@ -213,30 +213,37 @@ final class CodingEval {
         for (String model : models) {
             try (Embedder embedder = Embedders.forModelId(model)) {
                 Path dir = dirs.dirFor("coding", model, data.memoryIds());
-                try (MemoryStore store = FunesStore.open(dir, embedder)) {
-                    long t0 = System.nanoTime();
-                    IndexReport report = Indexer.builder(store).build().index(List.of(data.fixtures()));
-                    double build = (System.nanoTime() - t0) / 1e9;
-                    long stored = store.stats().memories();
-                    if (stored != data.memoryIds().size()) {
-                        log.printf(Locale.ROOT, "coding %s: WARNING the store holds %d memories, the fixtures yield %d%n",
-                                model, stored, data.memoryIds().size());
-                    }
-                    long t1 = System.nanoTime();
-                    for (CodingQuestions.Question q : data.counted()) {
-                        Retrieval r = Retrieval.of(store, q.question(), null);
-                        Predicate<Memory> answers = m -> answers(data.fixtures(), q, m, realPaths);
-                        if (model.equals(models.get(0))) {
-                            score(q, LocomoEval.LEXICAL, r.lexical(), answers, all, paraphrased, literal, misses);
+                List<Configs.Group> groups = Configs.groups(model, model.equals(models.get(0)));
+                String summary = "";
+                double build = 0;
+                double search = 0;
+                for (Configs.Group group : groups) {
+                    try (MemoryStore store = FunesStore.open(dir, embedder, group.options())) {
+                        if (group == groups.get(0)) {
+                            long t0 = System.nanoTime();
+                            IndexReport report = Indexer.builder(store).build().index(List.of(data.fixtures()));
+                            build = (System.nanoTime() - t0) / 1e9;
+                            summary = report.summary();
+                            long stored = store.stats().memories();
+                            if (stored != data.memoryIds().size()) {
+                                log.printf(Locale.ROOT, "coding %s: WARNING the store holds %d memories, the fixtures"
+                                        + " yield %d%n", model, stored, data.memoryIds().size());
+                            }
                         }
-                        score(q, LocomoEval.dense(model), r.dense(), answers, all, paraphrased, literal, misses);
-                        score(q, LocomoEval.hybrid(model), r.hybrid(), answers, all, paraphrased, literal, misses);
+                        long t1 = System.nanoTime();
+                        for (CodingQuestions.Question q : data.counted()) {
+                            Predicate<Memory> answers = m -> answers(data.fixtures(), q, m, realPaths);
+                            for (Configs.Config config : group.configs()) {
+                                score(q, config.name(), Configs.ranking(store, q.question(), null, config.mode()),
+                                        answers, all, paraphrased, literal, misses);
+                            }
+                        }
+                        search += (System.nanoTime() - t1) / 1e9;
                     }
-                    double search = (System.nanoTime() - t1) / 1e9;
-                    log.printf(Locale.ROOT, "coding %s: %s; %d questions in %.1f s%n", model, report.summary(),
-                            data.counted().size(), search);
-                    runs.add(new Run(model, dir, report.summary(), build, search));
                 }
+                log.printf(Locale.ROOT, "coding %s: %s; %d questions in %.1f s%n", model, summary,
+                        data.counted().size(), search);
+                runs.add(new Run(model, dir, summary, build, search));
             }
         }
         return new Result(all, paraphrased, literal, misses, runs);

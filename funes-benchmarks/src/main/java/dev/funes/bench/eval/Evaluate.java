@@ -17,13 +17,15 @@ import java.util.Set;
 
 /**
  * The retrieval-quality evaluation: LoCoMo evidence recall and the coding-session question set,
- * for BM25 alone, each model's dense retrieval alone and each model's hybrid store search, printed
- * as Markdown tables. docs/EVALUATION.md explains the data, the metrics and the latest results.
+ * for every configuration of {@link Configs} (BM25 alone, each model's dense retrieval alone, and
+ * each model's hybrid search with RRF, min-max fusion, and min-max fusion plus the rerank stage),
+ * printed as Markdown tables. docs/EVALUATION.md explains the data, the metrics and the latest results.
  *
  * <pre>
  * funes-benchmarks/eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]
  *                       [--conversations conv-26,...] [--fixtures DIR] [--questions FILE]
- *                       [--cache DIR | --no-cache] [--lexical-only] [--out FILE]
+ *                       [--cache DIR | --no-cache] [--lexical-only] [--split tune|heldout|all]
+ *                       [--out FILE]
  * </pre>
  *
  * <p>Paths default to {@code ../shared/eval/locomo10.json} and {@code ../shared/fixtures} relative
@@ -38,7 +40,7 @@ public final class Evaluate {
 
     /** Options of one run; see the class comment. */
     record Options(Path locomo, Path fixtures, Path questions, List<String> models, Set<String> suites,
-                   Set<String> conversations, Path cache, boolean lexicalOnly, Path out) {
+                   Set<String> conversations, Path cache, boolean lexicalOnly, Path out, LocomoEval.Split split) {
 
         static Options parse(String[] args, Path root) {
             Path locomo = root.resolve("../shared/eval/locomo10.json");
@@ -50,6 +52,7 @@ public final class Evaluate {
             Path cache = root.resolve("funes-benchmarks/target/eval-stores");
             boolean lexicalOnly = false;
             Path out = null;
+            LocomoEval.Split split = LocomoEval.Split.ALL;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -63,6 +66,7 @@ public final class Evaluate {
                     case "--no-cache" -> cache = null;
                     case "--lexical-only" -> lexicalOnly = true;
                     case "--out" -> out = Path.of(value(args, ++i, a));
+                    case "--split" -> split = LocomoEval.Split.of(value(args, ++i, a));
                     case "--help", "-h" -> throw new HelpRequested();
                     default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
                 }
@@ -82,7 +86,7 @@ public final class Evaluate {
                 throw new IllegalArgumentException("--lexical-only applies to --suites locomo only");
             }
             return new Options(locomo, fixtures, questions, List.copyOf(models), Set.copyOf(suites),
-                    Set.copyOf(conversations), cache, lexicalOnly, out);
+                    Set.copyOf(conversations), cache, lexicalOnly, out, split);
         }
 
         private static String value(String[] args, int i, String option) {
@@ -108,7 +112,7 @@ public final class Evaluate {
 
     static final String USAGE = "usage: eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]"
             + " [--conversations conv-26,...] [--fixtures DIR] [--questions FILE] [--cache DIR | --no-cache]"
-            + " [--lexical-only] [--out FILE]\n"
+            + " [--lexical-only] [--split tune|heldout|all] [--out FILE]\n"
             + "  --models         bundled model ids, comma-separated (default: all three)\n"
             + "  --suites         locomo, coding or both (default: both)\n"
             + "  --locomo         LoCoMo data (default: ../shared/eval/locomo10.json from the repository root)\n"
@@ -118,6 +122,8 @@ public final class Evaluate {
             + "  --cache          where stores are kept between runs (default: funes-benchmarks/target/eval-stores)\n"
             + "  --no-cache       build every store in a temporary folder and delete it afterwards\n"
             + "  --lexical-only   LoCoMo with BM25 only (the store is still built with the first model)\n"
+            + "  --split          LoCoMo questions in the main tables: tune (1st, 3rd, ... question of each conversation),\n"
+            + "                   heldout (2nd, 4th, ...) or all (default); a table of both halves is always printed\n"
             + "  --out            also write the Markdown report to this file";
 
     /** Runs the evaluation; exits with 2 on bad usage, 1 on failure. */
@@ -166,7 +172,7 @@ public final class Evaluate {
                 LocomoEval.Prepared data = LocomoEval.prepare(options.locomo(), options.conversations());
                 log.printf("locomo: %d conversations, %d turns, %d questions scored%n", data.conversations().size(),
                         data.memories().size(), data.items().size());
-                report.locomo(data, LocomoEval.run(data, options.models(), dirs, options.lexicalOnly(), log));
+                report.locomo(data, LocomoEval.run(data, options.models(), dirs, options.split(), options.lexicalOnly(), log));
             }
             if (options.suites().contains("coding")) {
                 List<CodingQuestions.Question> questions = questions(options.questions());

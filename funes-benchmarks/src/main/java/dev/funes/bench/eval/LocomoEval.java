@@ -69,8 +69,44 @@ final class LocomoEval {
      *
      * @param sampleId its conversation
      * @param evidence its normalised evidence ids, never empty
+     * @param index    its 0-based position among its conversation's questions (skipped ones
+     *                 included), which decides its {@link Split}
      */
-    record Item(String sampleId, Locomo.Question question, Set<String> evidence) {
+    record Item(String sampleId, Locomo.Question question, Set<String> evidence, int index) {
+
+        /** The split this question belongs to: even index tune, odd index held out. */
+        Split split() {
+            return index % 2 == 0 ? Split.TUNE : Split.HELDOUT;
+        }
+    }
+
+    /**
+     * Which questions a run scores. Questions alternate within each conversation: the 1st, 3rd,
+     * 5th, ... question of every conversation is {@link #TUNE} (the half fusion and rerank settings
+     * were chosen on), the 2nd, 4th, ... {@link #HELDOUT}. Every conversation and category is in
+     * both halves.
+     */
+    enum Split {
+        /** Even question index within its conversation. */
+        TUNE,
+        /** Odd question index within its conversation. */
+        HELDOUT,
+        /** Every question. */
+        ALL;
+
+        /** The split for {@code tune}, {@code heldout} or {@code all}. */
+        static Split of(String label) {
+            for (Split s : values()) {
+                if (s.name().equalsIgnoreCase(label)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException("unknown split " + label + " (splits: tune, heldout, all)");
+        }
+
+        boolean contains(Item item) {
+            return this == ALL || item.split() == this;
+        }
     }
 
     /**
@@ -118,7 +154,9 @@ final class LocomoEval {
                 memories.add(memory(absolute, c, t));
                 turnIds.add(t.diaId());
             }
+            int index = 0;
             for (Locomo.Question q : c.questions()) {
+                int position = index++;
                 Set<String> evidence = new LinkedHashSet<>();
                 for (String raw : q.evidence()) {
                     EvidenceIds.Normalised n = EvidenceIds.normalise(raw, turnIds::contains);
@@ -134,7 +172,7 @@ final class LocomoEval {
                     notes.add(String.format(Locale.ROOT, "%s line %d (category %d): no usable evidence, question skipped: %s",
                             c.sampleId(), q.line(), q.category(), q.question()));
                 } else {
-                    items.add(new Item(c.sampleId(), q, Set.copyOf(evidence)));
+                    items.add(new Item(c.sampleId(), q, Set.copyOf(evidence), position));
                 }
             }
         }
@@ -185,10 +223,15 @@ final class LocomoEval {
     /**
      * Scores, per configuration name, per category.
      *
-     * @param scores configuration name -> category -> mean scores, configurations in report order
-     * @param runs   what building and searching each model's store took
+     * @param split   the questions {@code scores} covers
+     * @param scores  configuration name -> category -> mean scores over the split's questions,
+     *                configurations in report order
+     * @param halves  configuration name -> {tune, held-out} means over categories 1 to 5, whatever
+     *                the split
+     * @param runs    what building and searching each model's store took
      */
-    record Result(Map<String, Map<Integer, Metrics.Mean>> scores, List<Run> runs) {
+    record Result(Split split, Map<String, Map<Integer, Metrics.Mean>> scores, Map<String, Metrics.Mean[]> halves,
+                  List<Run> runs) {
 
         /** The headline of one configuration: every scored question. */
         Metrics.Mean headline(String config) {
@@ -214,83 +257,90 @@ final class LocomoEval {
     /**
      * One model's run.
      *
-     * @param embedded     texts embedded to build its store (0 when a cached store was complete)
-     * @param buildSeconds time to build or complete the store
-     * @param searchSeconds time for all questions (two searches each)
+     * @param embedded      texts embedded to build its store (0 when a cached store was complete)
+     * @param buildSeconds  time to build or complete the store
+     * @param searchSeconds time for all questions (one search per configuration each)
+     * @param searches      searches run
      */
-    record Run(String modelId, Path store, int memories, int embedded, double buildSeconds, double searchSeconds) {
+    record Run(String modelId, Path store, int memories, int embedded, double buildSeconds, double searchSeconds,
+               int searches) {
     }
 
     /** The configuration name of the lexical ranking. */
-    static final String LEXICAL = "BM25 (FTS5)";
-
-    static String dense(String model) {
-        return "dense " + model;
-    }
-
-    static String hybrid(String model) {
-        return "hybrid RRF " + model;
-    }
+    static final String LEXICAL = Configs.LEXICAL;
 
     /**
-     * Builds (or reuses) one store per model and scores every question with the lexical ranking
-     * (taken from the first model's store; it does not depend on the model), each model's dense
-     * ranking and each model's hybrid search.
+     * Builds (or reuses) one store per model and scores every question with each configuration
+     * of {@link Configs}: the lexical one with the first model's store (it does not depend on the
+     * model), the others with every model's.
      *
-     * @param lexicalOnly score only the lexical ranking (the stores are still built: the store
+     * @param split       which questions {@link Result#scores()} covers
+     * @param lexicalOnly score only the lexical ranking (the store is still built: the store
      *                    embeds what it stores)
      */
-    static Result run(Prepared data, List<String> models, StoreDirs dirs, boolean lexicalOnly, PrintStream log)
-            throws IOException {
+    static Result run(Prepared data, List<String> models, StoreDirs dirs, Split split, boolean lexicalOnly,
+                      PrintStream log) throws IOException {
         Map<String, Map<Integer, Metrics.Mean>> scores = new LinkedHashMap<>();
-        scores.put(LEXICAL, new TreeMap<>());
-        if (!lexicalOnly) {
-            models.forEach(m -> scores.put(dense(m), new TreeMap<>()));
-            models.forEach(m -> scores.put(hybrid(m), new TreeMap<>()));
+        Map<String, Metrics.Mean[]> halves = new LinkedHashMap<>();
+        for (String config : lexicalOnly ? List.of(LEXICAL) : Configs.names(models)) {
+            scores.put(config, new TreeMap<>());
+            halves.put(config, new Metrics.Mean[] {new Metrics.Mean(), new Metrics.Mean()});
         }
         List<String> ids = data.memories().stream().map(Memory::id).toList();
         List<Run> runs = new ArrayList<>();
         for (String model : lexicalOnly ? models.subList(0, 1) : models) {
             try (Embedder embedder = Embedders.forModelId(model)) {
                 Path dir = dirs.dirFor("locomo", model, ids);
-                try (MemoryStore store = FunesStore.open(dir, embedder)) {
-                    long t0 = System.nanoTime();
-                    int embedded = Batches.add(store, data.memories(), "locomo " + model, log);
-                    double build = (System.nanoTime() - t0) / 1e9;
-                    long t1 = System.nanoTime();
-                    int done = 0;
-                    for (Item item : data.items()) {
-                        Retrieval r = Retrieval.of(store, item.question().question(), item.sampleId());
-                        int category = item.question().category();
-                        if (model.equals(models.get(0))) {
-                            score(scores.get(LEXICAL), category, r.lexical(), item.evidence());
+                List<Configs.Group> groups = lexicalOnly ? Configs.lexicalOnly()
+                        : Configs.groups(model, model.equals(models.get(0)));
+                int embedded = 0;
+                double build = 0;
+                double search = 0;
+                int searches = 0;
+                for (Configs.Group group : groups) {
+                    try (MemoryStore store = FunesStore.open(dir, embedder, group.options())) {
+                        if (group == groups.get(0)) {
+                            long t0 = System.nanoTime();
+                            embedded = Batches.add(store, data.memories(), "locomo " + model, log);
+                            build = (System.nanoTime() - t0) / 1e9;
                         }
-                        if (!lexicalOnly) {
-                            score(scores.get(dense(model)), category, r.dense(), item.evidence());
-                            score(scores.get(hybrid(model)), category, r.hybrid(), item.evidence());
+                        long t1 = System.nanoTime();
+                        int done = 0;
+                        for (Item item : data.items()) {
+                            for (Configs.Config config : group.configs()) {
+                                List<Memory> ranked = Configs.ranking(store, item.question().question(),
+                                        item.sampleId(), config.mode());
+                                searches++;
+                                Metrics.Mean one = new Metrics.Mean();
+                                score(one, ranked, item.evidence());
+                                if (split.contains(item)) {
+                                    scores.get(config.name()).computeIfAbsent(item.question().category(),
+                                            c -> new Metrics.Mean()).addAll(List.of(one));
+                                }
+                                halves.get(config.name())[item.split() == Split.TUNE ? 0 : 1].addAll(List.of(one));
+                            }
+                            if (++done % 500 == 0) {
+                                log.printf(Locale.ROOT, "locomo %s (%s): %d/%d questions%n", model, group.label(), done,
+                                        data.items().size());
+                            }
                         }
-                        if (++done % 250 == 0) {
-                            log.printf(Locale.ROOT, "locomo %s: %d/%d questions%n", model, done, data.items().size());
-                        }
+                        search += (System.nanoTime() - t1) / 1e9;
                     }
-                    double search = (System.nanoTime() - t1) / 1e9;
-                    log.printf(Locale.ROOT, "locomo %s: store built in %.1f s (%d embedded), %d questions in %.1f s%n",
-                            model, build, embedded, data.items().size(), search);
-                    runs.add(new Run(model, dir, data.memories().size(), embedded, build, search));
                 }
+                log.printf(Locale.ROOT, "locomo %s: store built in %.1f s (%d embedded), %d searches in %.1f s%n",
+                        model, build, embedded, searches, search);
+                runs.add(new Run(model, dir, data.memories().size(), embedded, build, search, searches));
             }
         }
-        return new Result(scores, runs);
+        return new Result(split, scores, halves, runs);
     }
 
-    private static void score(Map<Integer, Metrics.Mean> byCategory, int category, List<Memory> ranked,
-                              Set<String> evidence) {
+    private static void score(Metrics.Mean into, List<Memory> ranked, Set<String> evidence) {
         List<String> diaIds = ranked.stream().map(m -> m.metadata().get("diaId")).toList();
         double[] recall = new double[Metrics.CUTOFFS.size()];
         for (int i = 0; i < recall.length; i++) {
             recall[i] = Metrics.recallAt(diaIds, evidence, Metrics.CUTOFFS.get(i));
         }
-        byCategory.computeIfAbsent(category, c -> new Metrics.Mean())
-                .add(recall, Metrics.reciprocalRank(diaIds, evidence::contains));
+        into.add(recall, Metrics.reciprocalRank(diaIds, evidence::contains));
     }
 }

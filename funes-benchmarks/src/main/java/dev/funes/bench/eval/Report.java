@@ -58,10 +58,17 @@ final class Report {
     void locomo(LocomoEval.Prepared data, LocomoEval.Result result) {
         line("## LoCoMo evidence recall").line("");
         long skipped = data.notes().stream().filter(n -> n.contains("question skipped")).count();
+        long inSplit = data.items().stream().filter(result.split()::contains).count();
         line("%d conversations, %d turns (one memory each), %d questions scored (%d skipped for want of evidence),"
-                        + " each searched within its own conversation. Headline: all categories, as in"
-                        + " ../shared/eval/README.md; the last two columns leave out category 5 (adversarial).",
-                data.conversations().size(), data.memories().size(), data.items().size(), skipped);
+                        + " each searched within its own conversation. Questions in these tables: %s (%d). Headline:"
+                        + " all categories, as in ../shared/eval/README.md; the last two columns leave out category 5"
+                        + " (adversarial).",
+                data.conversations().size(), data.memories().size(), data.items().size(), skipped,
+                switch (result.split()) {
+                    case ALL -> "all";
+                    case TUNE -> "the tuning half (1st, 3rd, ... question of each conversation)";
+                    case HELDOUT -> "the held-out half (2nd, 4th, ... question of each conversation)";
+                }, inSplit);
         line("");
         line("| configuration | recall@1 | recall@5 | recall@10 | recall@20 | MRR@20 | recall@5 cat 1–4"
                 + " | recall@10 cat 1–4 |");
@@ -86,15 +93,27 @@ final class Report {
             }).collect(Collectors.joining(" | ")));
         }
         line("");
+        line("Tuning half (1st, 3rd, ... question of each conversation) and held-out half (2nd, 4th, ...),"
+                + " all categories:").line("");
+        line("| configuration | tune recall@5 | tune recall@10 | tune MRR@20 | held-out recall@5 | held-out recall@10"
+                + " | held-out MRR@20 |");
+        line("|---|---|---|---|---|---|---|");
+        for (Map.Entry<String, Metrics.Mean[]> e : result.halves().entrySet()) {
+            Metrics.Mean t = e.getValue()[0];
+            Metrics.Mean h = e.getValue()[1];
+            line("| %s | %s | %s | %s | %s | %s | %s |", e.getKey(), f(t.atK(5)), f(t.atK(10)), f(t.mrr()),
+                    f(h.atK(5)), f(h.atK(10)), f(h.mrr()));
+        }
+        line("");
         if (!data.notes().isEmpty()) {
             line("Evidence ids repaired or dropped, and questions skipped (%s):", data.file()).line("");
             data.notes().forEach(n -> line("- %s", n));
             line("");
         }
         for (LocomoEval.Run run : result.runs()) {
-            line("- %s store: %d memories, %d embedded in this run, built in %.1f s; searches: %.1f s for %d questions"
-                            + " (two searches each)", run.modelId(), run.memories(), run.embedded(), run.buildSeconds(),
-                    run.searchSeconds(), data.items().size());
+            line("- %s store: %d memories, %d embedded in this run, built in %.1f s; searches: %.1f s for %d searches"
+                            + " (%d questions, one search per configuration)", run.modelId(), run.memories(),
+                    run.embedded(), run.buildSeconds(), run.searchSeconds(), run.searches(), data.items().size());
         }
         line("");
     }

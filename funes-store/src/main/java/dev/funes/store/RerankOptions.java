@@ -1,0 +1,55 @@
+package dev.funes.store;
+
+/**
+ * The local rerank stage that runs after fusion over the best candidates; it needs no network and
+ * no model. Two adjustments, each shown in a hit's {@link dev.funes.ScoreParts#rerankAdjustment()}:
+ *
+ * <ul>
+ *   <li><b>term proximity</b>: a bonus of up to {@code proximityWeight} for a memory whose text
+ *       holds the query's matched terms close together: {@code proximityWeight × (matched terms /
+ *       query terms) × (matched terms / smallest window of words covering them)}; no bonus when
+ *       fewer than two query terms match;</li>
+ *   <li><b>near-duplicate demotion</b>: a hit whose text is near-identical (word 3-shingle
+ *       Jaccard similarity at least {@code duplicateSimilarity}) to a higher-ranked hit of the
+ *       same session loses {@code duplicateWeight}, so a distinct relevant memory comes before the
+ *       repeat.</li>
+ * </ul>
+ *
+ * @param proximityWeight     the largest proximity bonus, at least 0 (0 turns it off)
+ * @param duplicateWeight     the demotion of a near-duplicate, at least 0 (0 turns it off)
+ * @param duplicateSimilarity the shingle Jaccard similarity from which two texts are near-duplicates, in (0, 1]
+ * @param depth               how many of the best fused candidates are reranked, at least 1; the
+ *                            others keep their fused score (a demoted hit may fall below them)
+ */
+public record RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth) {
+
+    /** Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100: the default. */
+    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100);
+    /** No rerank stage: hits keep their fused order and score. */
+    public static final RerankOptions NONE = new RerankOptions(0, 0, 1, 1);
+
+    /** Validates the values. */
+    public RerankOptions {
+        if (!(proximityWeight >= 0) || !(duplicateWeight >= 0) || Double.isInfinite(proximityWeight)
+                || Double.isInfinite(duplicateWeight)) {
+            throw new IllegalArgumentException("rerank weights must be finite and at least 0, were " + proximityWeight
+                    + " and " + duplicateWeight);
+        }
+        if (!(duplicateSimilarity > 0 && duplicateSimilarity <= 1)) {
+            throw new IllegalArgumentException("duplicateSimilarity must be in (0, 1], was " + duplicateSimilarity);
+        }
+        if (depth < 1) {
+            throw new IllegalArgumentException("depth must be at least 1, was " + depth);
+        }
+    }
+
+    /** Whether this stage changes anything. */
+    public boolean enabled() {
+        return proximityWeight > 0 || duplicateWeight > 0;
+    }
+
+    /** The default: {@link #DEFAULT}. */
+    public static RerankOptions defaults() {
+        return DEFAULT;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.funes.store;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/** The fusion and rerank options, and the pure parts of the rerank stage. */
+class RetrievalOptionsTest {
+
+    @Test
+    void defaultsAreMinMaxFusionAndTheRerankStageAndOldConstructorsKeepThem() {
+        assertThat(StoreOptions.defaults().fusion()).isEqualTo(FusionOptions.MINMAX);
+        assertThat(StoreOptions.defaults().rerank()).isEqualTo(RerankOptions.DEFAULT);
+        StoreOptions old = new StoreOptions(100, 1000, 4, Duration.ofSeconds(1));
+        assertThat(old.fusion()).isEqualTo(FusionOptions.MINMAX);
+        assertThat(old.rerank()).isEqualTo(RerankOptions.DEFAULT);
+        StoreOptions rrf = StoreOptions.builder().fusion(FusionOptions.RRF).rerank(RerankOptions.NONE).build();
+        assertThat(rrf.fusion().method()).isEqualTo(FusionOptions.Method.RRF);
+        assertThat(rrf.rerank().enabled()).isFalse();
+        assertThat(RerankOptions.DEFAULT.proximityWeight()).isEqualTo(0.1);
+        assertThat(RerankOptions.DEFAULT.duplicateWeight()).isEqualTo(0.5);
+    }
+
+    @Test
+    void badValuesAreRefusedByName() {
+        assertThatThrownBy(() -> new FusionOptions(FusionOptions.Method.MINMAX, 0, 0, 60)).hasMessageContaining("weights");
+        assertThatThrownBy(() -> new FusionOptions(FusionOptions.Method.RRF, 1, 1, 0)).hasMessageContaining("rrfK");
+        assertThatThrownBy(() -> new RerankOptions(-1, 0.5, 0.8, 100)).hasMessageContaining("weights");
+        assertThatThrownBy(() -> new RerankOptions(0.1, 0.5, 0, 100)).hasMessageContaining("duplicateSimilarity");
+        assertThatThrownBy(() -> new RerankOptions(0.1, 0.5, 0.8, 0)).hasMessageContaining("depth");
+    }
+
+    @Test
+    void proximityRewardsMatchedTermsCloseTogether() {
+        List<String> q = List.of("retry", "latch");
+        assertThat(Rerank.proximity("the retry latch fix", q)).isCloseTo(1.0, within(1e-9));
+        assertThat(Rerank.proximity("retry now, and much later a latch", q)).isCloseTo(2.0 / 7, within(1e-9));
+        assertThat(Rerank.proximity("only retry here", q)).isZero();
+        // camelCase parts count as words at the identifier's place; plural matches singular.
+        assertThat(Rerank.proximity("added retryLatches", q)).isGreaterThan(0.5);
+    }
+
+    @Test
+    void shingleJaccardSeesNearDuplicates() {
+        Set<Long> a = Rerank.shingles("the deploy failed because the staging password expired yesterday");
+        Set<Long> b = Rerank.shingles("the deploy failed because the staging password expired yesterday!");
+        Set<Long> c = Rerank.shingles("staging deploys kept failing on the migration");
+        assertThat(Rerank.jaccard(a, b)).isEqualTo(1.0);
+        assertThat(Rerank.jaccard(a, c)).isLessThan(0.2);
+    }
+}
