@@ -41,6 +41,10 @@ public class StoreOpenBenchmark {
     @Param("full")
     public String source;
 
+    /** Held-out queries of the corpus (only used if the store must be built first). */
+    @Param("500")
+    public int queries;
+
     /** Seed of the corpus. */
     @Param("42")
     public long seed;
@@ -56,7 +60,7 @@ public class StoreOpenBenchmark {
         embedder = Embedders.bundled(BundledModel.DEFAULT);
         dir = StoreSearchBenchmark.storeDir(source, size, seed);
         if (!java.nio.file.Files.exists(dir.resolve(StoreCorpus.BUILT))) {
-            VectorCorpus corpus = VectorCorpus.load(source, size, 500, seed, BuildCorpus.sharedDir(),
+            VectorCorpus corpus = VectorCorpus.load(source, size, queries, seed, BuildCorpus.sharedDir(),
                     BuildCorpus.cacheDir(), System.out);
             StoreCorpus.ensure(corpus, dir, embedder, StoreSearchBenchmark.batch(size), System.out);
         }

@@ -55,6 +55,9 @@ public class AnnBenchmark {
     @Param("42")
     public long seed;
 
+    /** Search beams of the recall curve printed for graph peers. */
+    private static final int[] CURVE = {10, 20, 40, 100, 200};
+
     private VectorCorpus corpus;
     private AnnPeer engine;
     private float[][] queryVectors;
@@ -87,9 +90,35 @@ public class AnnBenchmark {
                 engine.describe());
         System.out.println();
         System.out.println(line);
+        if (engine.approximate()) {
+            line = line + System.lineSeparator() + curve();
+            engine.searchBeam(ef);
+        }
         Files.createDirectories(BuildCorpus.cacheDir());
         Files.writeString(BuildCorpus.cacheDir().resolve("ann-results.txt"), line + System.lineSeparator(),
                 StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    /**
+     * Recall@10 and queries/s (one pass over the queries, after the recall pass warmed the code
+     * up; not a JMH measurement) of a graph peer at several search beams, from the same build.
+     */
+    private String curve() {
+        StringBuilder out = new StringBuilder();
+        for (int beam : CURVE) {
+            engine.searchBeam(beam);
+            int[][] found = new int[queryVectors.length][];
+            long t0 = System.nanoTime();
+            for (int q = 0; q < found.length; q++) {
+                found[q] = engine.search(queryVectors[q], VectorCorpus.K);
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            String line = String.format(Locale.ROOT, "ann-curve peer=%s size=%d ef=%d recall@10=%.4f single-pass=%.0f q/s",
+                    peer, corpus.size(), beam, corpus.recall(found), found.length / seconds);
+            System.out.println(line);
+            out.append(out.length() == 0 ? "" : System.lineSeparator()).append(line);
+        }
+        return out.toString();
     }
 
     /** One top-10 search, cycling through the held-out queries. */

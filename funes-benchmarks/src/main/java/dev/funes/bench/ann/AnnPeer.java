@@ -24,6 +24,18 @@ public interface AnnPeer extends AutoCloseable {
      */
     void build(VectorCorpus corpus) throws IOException;
 
+    /** Whether this peer is approximate, with a search beam to trade recall for speed. */
+    default boolean approximate() {
+        return false;
+    }
+
+    /**
+     * Sets the search beam (candidates explored per query) of a graph peer, for the searches that
+     * follow; exact peers ignore it.
+     */
+    default void searchBeam(int ef) {
+    }
+
     /** The ids of the (approximately) {@code k} nearest vectors to {@code query}, best first. */
     int[] search(float[] query, int k);
 

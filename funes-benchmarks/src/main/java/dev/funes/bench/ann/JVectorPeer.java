@@ -29,7 +29,7 @@ final class JVectorPeer implements AnnPeer {
 
     private static final VectorTypeSupport VECTORS = VectorizationProvider.getInstance().getVectorTypeSupport();
 
-    private final int ef;
+    private int ef;
     private ListRandomAccessVectorValues values;
     private GraphIndexBuilder builder;
     private ImmutableGraphIndex graph;
@@ -45,13 +45,23 @@ final class JVectorPeer implements AnnPeer {
     }
 
     @Override
+    public boolean approximate() {
+        return true;
+    }
+
+    @Override
+    public void searchBeam(int ef) {
+        this.ef = ef;
+    }
+
+    @Override
     public String name() {
         return NAME;
     }
 
     @Override
     public String describe() {
-        return "JVector " + GraphIndexBuilder.class.getPackage().getImplementationVersion()
+        return "JVector " + Versions.of("io.github.jbellis", "jvector-base")
                 + " in-memory graph (degree 32, beam 100, overflow 1.2, alpha 1.2), DOT_PRODUCT, rerankK " + ef
                 + ", provider " + provider();
     }

@@ -22,7 +22,7 @@ final class LangChain4jPeer implements AnnPeer {
 
     @Override
     public String describe() {
-        return "LangChain4j " + InMemoryEmbeddingStore.class.getPackage().getImplementationVersion()
+        return "LangChain4j " + Versions.of("dev.langchain4j", "langchain4j")
                 + " InMemoryEmbeddingStore (exact cosine over every embedding)";
     }
 

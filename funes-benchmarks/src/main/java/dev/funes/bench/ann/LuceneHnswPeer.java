@@ -32,7 +32,7 @@ final class LuceneHnswPeer implements AnnPeer {
     static final String NAME = "lucene-hnsw";
     private static final String FIELD = "v";
 
-    private final int ef;
+    private int ef;
     private Path dir;
     private FSDirectory directory;
     private DirectoryReader reader;
@@ -40,6 +40,16 @@ final class LuceneHnswPeer implements AnnPeer {
     private int[] idOfDoc;
 
     LuceneHnswPeer(int ef) {
+        this.ef = ef;
+    }
+
+    @Override
+    public boolean approximate() {
+        return true;
+    }
+
+    @Override
+    public void searchBeam(int ef) {
         this.ef = ef;
     }
 
