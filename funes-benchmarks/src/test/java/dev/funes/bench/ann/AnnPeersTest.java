@@ -31,7 +31,8 @@ class AnnPeersTest {
 
     @BeforeAll
     static void build() throws IOException {
-        assumeTrue(Files.isDirectory(SHARED.resolve("fixtures")), "skipped: no fixtures under " + SHARED);
+        assumeTrue(Files.isDirectory(SHARED.resolve("fixtures")) && Files.isRegularFile(SHARED.resolve("eval/locomo10.json")),
+                "skipped: no fixtures or LoCoMo data under " + SHARED.toAbsolutePath().normalize());
         corpus = VectorCorpus.load("smoke", 2000, 20, 42, SHARED, cache, new PrintStream(new ByteArrayOutputStream()));
     }
 
