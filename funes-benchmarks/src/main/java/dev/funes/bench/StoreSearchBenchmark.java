@@ -1,0 +1,103 @@
+package dev.funes.bench;
+
+import dev.funes.Embedder;
+import dev.funes.MemoryStore;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.bench.corpus.BuildCorpus;
+import dev.funes.bench.corpus.VectorCorpus;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.store.FunesStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * End-to-end search latency over a store of {@code size} memories made of the real-text
+ * {@link VectorCorpus} ({@link StoreCorpus}): each search embeds a held-out LoCoMo question with
+ * the store's model, runs the hybrid search (dense + full-text candidates, fusion) and fetches
+ * the memories. Sample-time mode, so JMH reports p50/p95. The heap in use after a full GC, with
+ * the store open and searched, is printed at the end of the trial ({@code store-heap}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+public class StoreSearchBenchmark {
+
+    /** Memories in the store (100000; 1000000 works, see docs/BENCHMARKS.md for its cost). */
+    @Param("100000")
+    public int size;
+
+    /** {@code full} (the cached real corpus) or {@code smoke} (a few fixture files, for CI). */
+    @Param("full")
+    public String source;
+
+    /** Held-out queries, searched in turn. */
+    @Param("500")
+    public int queries;
+
+    /** Seed of the corpus. */
+    @Param("42")
+    public long seed;
+
+    /** Hits per search. */
+    @Param("10")
+    public int limit;
+
+    private Embedder embedder;
+    private MemoryStore store;
+    private VectorCorpus corpus;
+    private int next;
+
+    /** Builds the store if it is not cached yet, then opens it. */
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        corpus = VectorCorpus.load(source, size, queries, seed, BuildCorpus.sharedDir(), BuildCorpus.cacheDir(),
+                System.out);
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        Path dir = StoreCorpus.ensure(corpus, storeDir(source, size, seed), embedder, batch(size), System.out);
+        store = FunesStore.open(dir, embedder);
+        System.out.println();
+        System.out.println("store-open " + FunesStore.openReport(store).summary());
+    }
+
+    /** Where the store of a corpus lives: in the corpus cache. */
+    static Path storeDir(String source, int size, long seed) {
+        return BuildCorpus.cacheDir().resolve(String.format(Locale.ROOT, "store-%s-n%d-s%d", source, size, seed));
+    }
+
+    /** Memories per write: the whole corpus up to 100k (one index build), else 100k at a time. */
+    static int batch(int size) {
+        return Math.min(size, 100_000);
+    }
+
+    /** One search, cycling through the held-out questions. */
+    @Benchmark
+    public List<SearchHit> search() {
+        String q = corpus.queryText(next++ % corpus.queryCount());
+        return store.search(SearchRequest.builder(q).limit(limit).build());
+    }
+
+    /** Prints the heap in use with the store open, then closes it. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        System.out.printf(Locale.ROOT, "%nstore-heap size=%d heap-after-gc=%.0f MiB (store open and searched,"
+                + " corpus of %d vectors also on the heap: %.0f MiB)%n", size, StoreCorpus.heapAfterGc(),
+                corpus.size(), corpus.size() * (double) corpus.dimension() * 4 / (1024 * 1024));
+        store.close();
+        embedder.close();
+    }
+}

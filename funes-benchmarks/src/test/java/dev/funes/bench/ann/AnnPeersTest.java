@@ -1,0 +1,60 @@
+package dev.funes.bench.ann;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.funes.bench.corpus.VectorCorpus;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every ANN peer on the real smoke corpus: it finds the exact neighbours (exact peers all of
+ * them, graph peers nearly all), under the corpus's ids.
+ */
+class AnnPeersTest {
+
+    static final Path SHARED = Path.of(System.getProperty("funes.shared.dir", "../../shared"));
+
+    @TempDir
+    static Path cache;
+
+    static VectorCorpus corpus;
+
+    @BeforeAll
+    static void build() throws IOException {
+        assumeTrue(Files.isDirectory(SHARED.resolve("fixtures")) && Files.isRegularFile(SHARED.resolve("eval/locomo10.json")),
+                "skipped: no fixtures or LoCoMo data under " + SHARED.toAbsolutePath().normalize());
+        corpus = VectorCorpus.load("smoke", 2000, 20, 42, SHARED, cache, new PrintStream(new ByteArrayOutputStream()));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"exact, 1.0", "langchain4j-inmemory, 0.95", "lucene-hnsw, 0.9", "jvector, 0.9"})
+    void peerFindsTheExactNeighbours(String name, double minRecall) throws IOException {
+        int[][] found = new int[corpus.queryCount()][];
+        try (AnnPeer peer = AnnPeers.create(name, 100)) {
+            assertThat(peer.name()).isEqualTo(name);
+            peer.build(corpus);
+            for (int q = 0; q < found.length; q++) {
+                found[q] = peer.search(corpus.query(q), VectorCorpus.K);
+                assertThat(found[q]).hasSize(VectorCorpus.K).doesNotHaveDuplicates();
+            }
+        }
+        assertThat(corpus.recall(found)).isGreaterThanOrEqualTo(minRecall);
+    }
+
+    @Test
+    void unknownPeerIsNamedWithTheKnownOnes() {
+        assertThatThrownBy(() -> AnnPeers.create("faiss", 100))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("faiss").hasMessageContaining("lucene-hnsw");
+    }
+}
