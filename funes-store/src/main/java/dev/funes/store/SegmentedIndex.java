@@ -250,6 +250,7 @@ public final class SegmentedIndex implements AutoCloseable {
     private boolean manifestDirty;
     private String openProblem;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicInteger merges = new java.util.concurrent.atomic.AtomicInteger();
 
     private SegmentedIndex(Path dir, IndexSegment.Identity identity, Options options) {
         this.dir = dir;
@@ -285,6 +286,11 @@ public final class SegmentedIndex implements AutoCloseable {
             id = new IndexSegment.Identity(UUID.randomUUID(), "", dimension);
         }
         SegmentedIndex index = open(dir, id, options);
+        if (index.maintainer() && !Files.exists(manifest)) {
+            synchronized (index.mutex) { // records the identity for instances opened later
+                index.writeManifestLocked(List.of(), index.snapshot.tombstones());
+            }
+        }
         if (index.openProblem() != null) {
             LOG.warn("Opened the index {} without what did not validate: {}", dir, index.openProblem());
         }
@@ -412,6 +418,11 @@ public final class SegmentedIndex implements AutoCloseable {
     /** What did not validate at open (manifest or segments), {@code null} when everything did. */
     String openProblem() {
         return openProblem;
+    }
+
+    /** How many merges this instance completed. */
+    int mergesDone() {
+        return merges.get();
     }
 
     /** Whether this instance writes segments and the manifest. */
@@ -793,6 +804,7 @@ public final class SegmentedIndex implements AutoCloseable {
                 s.release(); // the index's: unmapped once the last search using it ends
                 Files.deleteIfExists(s.file());
             }
+            merges.incrementAndGet();
             LOG.debug("Merged {} into {} ({} vectors, {} deleted dropped) in {} ms", group, merged, ids.size(),
                     dropped.size(), (System.nanoTime() - started) / 1_000_000);
         } catch (IOException | RuntimeException e) {

@@ -249,6 +249,22 @@ class FunesStoreTest {
         }
     }
 
+    @Test
+    void aDamagedManifestIsRebuiltFromSqliteNeverTrusted(@TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        flipByte(index(dir), 20);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isTrue();
+            assertThat(report.indexReason()).contains("index manifest corrupt (checksum mismatch)");
+            assertThat(report.graphVectors()).isEqualTo(corpus.size());
+            assertThat(answers(store)).isEqualTo(before);
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // the rewritten manifest is good
+        }
+    }
+
     private static void flipByte(Path file, long position) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);
