@@ -250,6 +250,8 @@ public final class SegmentedIndex implements AutoCloseable {
     private boolean manifestDirty;
     private String openProblem;
     private volatile boolean closed;
+    /** Set when closing starts: no new merge is queued (a running one is awaited). */
+    private volatile boolean closing;
     private final java.util.concurrent.atomic.AtomicInteger merges = new java.util.concurrent.atomic.AtomicInteger();
 
     private SegmentedIndex(Path dir, IndexSegment.Identity identity, Options options) {
@@ -285,10 +287,14 @@ public final class SegmentedIndex implements AutoCloseable {
         } else {
             id = new IndexSegment.Identity(UUID.randomUUID(), "", dimension);
         }
+        boolean created = !Files.exists(manifest);
         SegmentedIndex index = open(dir, id, options);
-        if (index.maintainer() && !Files.exists(manifest)) {
-            synchronized (index.mutex) { // records the identity for instances opened later
-                index.writeManifestLocked(List.of(), index.snapshot.tombstones());
+        if (created) {
+            index.openProblem = null; // a new index, not a lost manifest
+            if (index.maintainer() && !Files.exists(manifest)) {
+                synchronized (index.mutex) { // records the identity for instances opened later
+                    index.writeManifestLocked(List.of(), index.snapshot.tombstones());
+                }
             }
         }
         if (index.openProblem() != null) {
@@ -706,7 +712,7 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private void queueMergeLocked() {
-        if (!mergeQueued && !closed && pickMerge(snapshot.segments()) != null) {
+        if (!mergeQueued && !closing && !closed && pickMerge(snapshot.segments()) != null) {
             mergeQueued = true;
             submitLocked(this::mergeTask);
         }
@@ -739,7 +745,7 @@ public final class SegmentedIndex implements AutoCloseable {
         Set<Long> tombstones;
         synchronized (mutex) {
             mergeQueued = false;
-            if (closed) {
+            if (closing || closed) {
                 return;
             }
             group = pickMerge(snapshot.segments());
@@ -1330,9 +1336,9 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     /**
-     * Closes the index. The maintainer first seals the memtable, waits for a running merge and
-     * writes the manifest, so that the next open loads everything from the files; searches must
-     * have ended.
+     * Closes the index. The maintainer first seals the memtable, waits for a running merge (no
+     * new one starts) and writes the manifest, so that the next open loads everything from the
+     * files; searches must have ended.
      */
     @Override
     public void close() throws IOException {
@@ -1340,6 +1346,7 @@ public final class SegmentedIndex implements AutoCloseable {
         if (closed) {
             return;
         }
+        closing = true;
         if (lock == null && memtableVectors() > 0) {
             becomeMaintainer(); // the maintainer closed before this instance: seal what only this one has
         }
