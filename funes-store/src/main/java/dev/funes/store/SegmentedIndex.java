@@ -132,10 +132,10 @@ public final class SegmentedIndex implements AutoCloseable {
 
         /**
          * A memtable of 20,000 vectors, PQ from 10,000 vectors per segment, degree 32, beam width
-         * 100, overquery 2, merges of 4 segments.
+         * 100, overquery 4, merges of 4 segments.
          */
         public static Options defaults() {
-            return new Options(20_000, 10_000, 32, 100, 2.0, 4);
+            return new Options(20_000, 10_000, 32, 100, 4.0, 4);
         }
 
         /** These options with another memtable limit. */
@@ -429,6 +429,11 @@ public final class SegmentedIndex implements AutoCloseable {
     /** How many merges this instance completed. */
     int mergesDone() {
         return merges.get();
+    }
+
+    /** The options this index was opened with. */
+    Options options() {
+        return options;
     }
 
     /** Whether this instance writes segments and the manifest. */
@@ -843,6 +848,15 @@ public final class SegmentedIndex implements AutoCloseable {
      * it: how the store puts back vectors a damaged segment or manifest lost. Maintainer only.
      */
     void addSegment(List<Entry> entries) throws IOException {
+        synchronized (mutex) {
+            List<Entry> missing = new ArrayList<>(entries.size());
+            for (Entry e : entries) {
+                if (!presentLocked(e.id())) {
+                    missing.add(e);
+                }
+            }
+            entries = missing;
+        }
         if (entries.isEmpty()) {
             return;
         }

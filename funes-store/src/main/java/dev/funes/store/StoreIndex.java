@@ -150,11 +150,25 @@ final class StoreIndex implements AutoCloseable {
         index.delete(vectorId);
     }
 
-    /** Loads the vectors with ids above the largest known one (committed by another process). */
+    /**
+     * Loads the vectors with ids above the largest known one (committed by another process). Many
+     * at once (another process indexed a lot) are built into a segment with JVector's parallel
+     * builder when this process maintains the index, rather than inserted one by one.
+     */
     void catchUp(Connection db) throws SQLException {
         index.refresh();
         if (maxVectorId(db) > index.maxKnownId()) {
-            index.addMissing(loadAfter(db, Math.max(0, index.maxKnownId()), dimension));
+            List<SegmentedIndex.Entry> newer = loadAfter(db, Math.max(0, index.maxKnownId()), dimension);
+            if (newer.size() >= index.options().memtableLimit() && index.maintainer()) {
+                try {
+                    index.addSegment(newer);
+                    return;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Cannot write a segment of the index {} ({}); keeping the vectors in memory", index.dir(),
+                            e.toString());
+                }
+            }
+            index.addMissing(newer);
         }
     }
 

@@ -372,6 +372,24 @@ class FunesStoreTest {
     }
 
     @Test
+    void theIndexMaintainerBuildsManyVectorsAnotherStoreAddedIntoOneSegment(@TempDir Path dir) {
+        StoreOptions small = StoreOptions.builder().freshLimit(5).build();
+        try (MemoryStore maintainer = FunesStore.open(dir, embedder, small);
+             MemoryStore other = FunesStore.open(dir, embedder, small)) {
+            other.addAll(corpus.all()); // not the maintainer: keeps them in memory, cannot seal
+            assertThat(other.toString()).doesNotContain("maintainer").doesNotContain("seg-");
+            List<SearchHit> hits = maintainer.search(SearchRequest.of("container killed for using too much memory"));
+            assertThat(hits.get(0).memory()).isEqualTo(corpus.get("oom-killed"));
+            assertThat(maintainer.toString()).contains("seg-1.ann[" + maintainer.stats().vectors() + "]")
+                    .contains("memtable 0");
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+            assertThat(FunesStore.openReport(store).freshVectors()).isZero();
+        }
+    }
+
+    @Test
     void twoOpensOfANewDirectoryAtOnceBothSucceed(@TempDir Path tmp) throws Exception {
         for (int round = 0; round < 3; round++) {
             Path dir = tmp.resolve("store-" + round);
