@@ -1,6 +1,5 @@
 package dev.funes.store;
 
-import io.github.jbellis.jvector.disk.MappedChunkReader;
 import io.github.jbellis.jvector.disk.RandomAccessReader;
 import io.github.jbellis.jvector.disk.ReaderSupplier;
 import io.github.jbellis.jvector.graph.GraphIndexBuilder;
@@ -294,7 +293,7 @@ final class AnnGraph implements Closeable {
     static AnnGraph load(Path file, UUID storeId, String modelId, int dimension) throws InvalidIndexException {
         ReaderSupplier readers;
         try {
-            readers = new MappedChunkReader.Supplier(file);
+            readers = new MappedReaders(file);
         } catch (NoSuchFileException e) {
             throw new InvalidIndexException("index file missing");
         } catch (AccessDeniedException e) {
