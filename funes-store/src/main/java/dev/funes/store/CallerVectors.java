@@ -68,10 +68,10 @@ final class CallerVectors implements StoreVectors {
         if (byId.isEmpty()) {
             return AddResult.NONE;
         }
-        record Written(int count, List<AnnIndex.Entry> added, List<Long> deleted) {
+        record Written(int count, List<SegmentedIndex.Entry> added, List<Long> deleted) {
         }
         Written written = store.transaction("store " + byId.size() + " memories with their vectors", writer -> {
-            List<AnnIndex.Entry> added = new ArrayList<>();
+            List<SegmentedIndex.Entry> added = new ArrayList<>();
             List<Long> deleted = new ArrayList<>();
             Set<List<String>> sessions = new LinkedHashSet<>();
             Instant now = Instant.now();
@@ -100,7 +100,7 @@ final class CallerVectors implements StoreVectors {
                             keys.next();
                             vectorId = keys.getLong(1);
                         }
-                        added.add(new AnnIndex.Entry(vectorId, vector));
+                        added.add(new SegmentedIndex.Entry(vectorId, vector));
                     }
                     Rows.bindMemory(insertMemory, m, vectorId, now);
                     insertMemory.setString(16, key); // content_hash names the vector, not the text

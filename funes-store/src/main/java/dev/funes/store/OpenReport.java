@@ -4,18 +4,20 @@ import java.time.Duration;
 
 /**
  * What {@link FunesStore#open} found and did: whether it created the store, migrated the schema,
- * loaded the ANN index file or rebuilt it from SQLite (and why). Meant for logs and for the
- * CLI's {@code stats}; obtained with {@link FunesStore#openReport}.
+ * loaded the dense index's segments as they were or rebuilt some from SQLite (and why). Meant
+ * for logs and for the CLI's {@code stats}; obtained with {@link FunesStore#openReport}.
  *
  * @param created            whether the store was created by this open
  * @param schemaVersionFound the schema version on disk before opening; 0 for a new store
  * @param schemaVersion      the schema version after opening (migrations applied)
- * @param indexRebuilt       whether the ANN index was rebuilt from the vectors in SQLite
- * @param indexReason        why it was rebuilt (for example {@code "index file missing"}), or
- *                           {@code null} when the file was loaded as it was or the store has no
- *                           vectors
- * @param graphVectors       vectors in the ANN graph after opening
- * @param freshVectors       vectors newer than the graph, searched exactly until the next rebuild
+ * @param indexRebuilt       whether (part of) the dense index was rebuilt from the vectors in SQLite
+ * @param indexReason        why (for example {@code "index manifest missing"} or
+ *                           {@code "seg-3.ann: index file checksum mismatch (corrupt)"}), or
+ *                           {@code null} when the files were loaded as they were or the store has
+ *                           no vectors
+ * @param graphVectors       live vectors in the index's on-disk segments after opening
+ * @param freshVectors       vectors newer than every segment, in the in-memory graph (memtable)
+ *                           until it is sealed
  * @param indexTime          time spent loading or rebuilding the index
  */
 public record OpenReport(boolean created, int schemaVersionFound, int schemaVersion, boolean indexRebuilt,

@@ -50,7 +50,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The {@link MemoryStore} over one directory: SQLite ({@code funes.db}) as the source of truth and
- * a derived JVector graph ({@code vectors.ann}); see docs/STORE-FORMAT.md.
+ * a derived dense index of JVector segments ({@code index/}, {@link SegmentedIndex}); see docs/STORE-FORMAT.md.
  *
  * <p>Threads: one writer connection, used under {@link #writeLock}; searches and reads borrow one
  * of a few read-only connections and run concurrently (WAL). Each search reads through one read
@@ -65,7 +65,8 @@ final class SqliteMemoryStore implements MemoryStore {
     private static final Logger LOG = LoggerFactory.getLogger(SqliteMemoryStore.class);
 
     static final String DATABASE_FILE = "funes.db";
-    static final String INDEX_FILE = "vectors.ann";
+    /** The index file of earlier versions, one graph rebuilt as a whole; removed at open. */
+    static final String LEGACY_INDEX_FILE = "vectors.ann";
     private static final int BUSY_TIMEOUT_MS = 10_000;
     private static final int MAX_ATTEMPTS = 3;
     private static final Duration STALE_TEMP_FILE_AGE = Duration.ofDays(1);
@@ -88,7 +89,7 @@ final class SqliteMemoryStore implements MemoryStore {
     private final WriteLock fileLock;
     private final List<Connection> readConnections;
     private final BlockingQueue<Connection> idleReaders;
-    private final AnnIndex ann;
+    private StoreIndex ann;
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private volatile boolean closed;
     private OpenReport openReport;
@@ -104,7 +105,6 @@ final class SqliteMemoryStore implements MemoryStore {
         this.writer = writer;
         this.readConnections = readConnections;
         this.idleReaders = new ArrayBlockingQueue<>(readConnections.size(), false, readConnections);
-        this.ann = new AnnIndex(dir.resolve(INDEX_FILE), storeId, modelId, dimension, options.freshLimit());
         this.fileLock = fileLock;
     }
 
@@ -137,9 +137,11 @@ final class SqliteMemoryStore implements MemoryStore {
                     fileLock);
             store.removeStaleTempFiles();
             long started = System.nanoTime();
-            AnnIndex.Outcome outcome = store.ann.open(writer);
+            store.ann = StoreIndex.open(directory, new IndexSegment.Identity(storeId, store.modelId, store.dimension),
+                    options, writer);
+            StoreIndex.Outcome outcome = store.ann.outcome();
             store.openReport = new OpenReport(found == 0, found, Schema.version(writer), outcome.rebuilt(),
-                    outcome.reason(), outcome.graphVectors(), outcome.freshVectors(),
+                    outcome.reason(), (int) outcome.segmentVectors(), outcome.memtableVectors(),
                     Duration.ofNanos(System.nanoTime() - started));
             LOG.info("Opened Funes store {} ({}): {}", directory, store.modelId, store.openReport.summary());
             return store;
@@ -275,9 +277,17 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     private void removeStaleTempFiles() {
-        // A crash while writing the index leaves a temporary file; a young one may belong to a
-        // rebuild running in another process right now.
-        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, INDEX_FILE + ".*.tmp")) {
+        // The single-graph index of earlier versions is replaced by the segments in index/. A crash
+        // while writing it left a temporary file; a young one may belong to an older Funes
+        // rebuilding it in another process right now.
+        try {
+            if (Files.deleteIfExists(dir.resolve(LEGACY_INDEX_FILE))) {
+                LOG.info("Removed {} of an earlier version: the index is in {}/ now", LEGACY_INDEX_FILE, StoreIndex.DIR);
+            }
+        } catch (IOException e) {
+            LOG.debug("Cannot remove {}: {}", LEGACY_INDEX_FILE, e.toString());
+        }
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(dir, LEGACY_INDEX_FILE + ".*.tmp")) {
             Instant cutoff = Instant.now().minus(STALE_TEMP_FILE_AGE);
             for (Path temp : temps) {
                 if (Files.getLastModifiedTime(temp).toInstant().isBefore(cutoff)) {
@@ -471,7 +481,7 @@ final class SqliteMemoryStore implements MemoryStore {
         return vector;
     }
 
-    private record Committed(int added, List<AnnIndex.Entry> newVectors, List<Long> deletedVectors) {
+    private record Committed(int added, List<SegmentedIndex.Entry> newVectors, List<Long> deletedVectors) {
     }
 
     /**
@@ -514,7 +524,7 @@ final class SqliteMemoryStore implements MemoryStore {
     private Optional<Committed> write(List<Memory> memories, Map<String, float[]> embeddings, SourceState source,
                                       Map<String, Instant> addedAt) throws SQLException {
         Map<String, Long> vectorIds = new HashMap<>();
-        List<AnnIndex.Entry> newVectors = new ArrayList<>();
+        List<SegmentedIndex.Entry> newVectors = new ArrayList<>();
         Set<List<String>> sessions = new LinkedHashSet<>();
         Map<String, Long> redactions = new HashMap<>();
         int added = 0;
@@ -544,7 +554,7 @@ final class SqliteMemoryStore implements MemoryStore {
                             keys.next();
                             vectorId = keys.getLong(1);
                         }
-                        newVectors.add(new AnnIndex.Entry(vectorId, vector));
+                        newVectors.add(new SegmentedIndex.Entry(vectorId, vector));
                     }
                     vectorIds.put(hash, vectorId);
                 }
@@ -590,27 +600,17 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    /** Tells the ANN index about committed vectors; rebuilds it when enough piled up. */
-    private void afterCommit(List<AnnIndex.Entry> newVectors) {
+    /** Tells the dense index about committed vectors; it seals and merges segments as they pile up. */
+    private void afterCommit(List<SegmentedIndex.Entry> newVectors) {
         if (newVectors.isEmpty()) {
             return;
         }
-        ann.added(newVectors);
-        if (ann.needsRebuild()) {
-            rebuildIndex("too many fresh vectors");
-        }
-    }
-
-    private void rebuildIndex(String why) {
-        // The batch is committed: a failed rebuild must not fail the call. The fresh vectors are
-        // still searched exactly, and the next open rebuilds.
+        // The batch is committed: a failure here must not fail the call. The next search catches
+        // up with the database, and the next open reconciles the index with it.
         try {
-            long started = System.nanoTime();
-            ann.rebuild(writer);
-            LOG.info("Rebuilt the ANN index of {} ({}): {} vectors in {} ms", dir, why, ann.graphSize(),
-                    (System.nanoTime() - started) / 1_000_000);
-        } catch (SQLException | IOException | RuntimeException e) {
-            LOG.warn("Cannot rebuild the ANN index of {} ({}); searching recent vectors exactly meanwhile", dir,
+            ann.added(newVectors, writer);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Cannot add the new vectors to the dense index of {} ({}); the next search catches up", dir,
                     e.toString());
         }
     }
@@ -807,7 +807,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /** Tells the ANN index about vectors a {@link #transaction} committed and deleted. */
-    void vectorsChanged(List<AnnIndex.Entry> added, List<Long> deleted) {
+    void vectorsChanged(List<SegmentedIndex.Entry> added, List<Long> deleted) {
         deleted.forEach(ann::removed);
         afterCommit(added);
     }
@@ -980,9 +980,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     private List<SearchHit> search(Connection c, SearchRequest request, float[] query, int k) throws SQLException {
-        if (AnnIndex.maxVectorId(c) > ann.maxKnownId()) {
-            ann.catchUp(c); // vectors another process (or this one, a moment ago) committed
-        }
+        ann.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
         Filter filter = Filter.of(request);
         VectorIdSet allowed = filter.isEmpty() ? null : allowedVectors(c, filter);
         Fusion fusion = new Fusion(options.fusion(), request.retrieval());
@@ -991,18 +989,18 @@ final class SqliteMemoryStore implements MemoryStore {
         // is read once.
         Map<Long, Memory> rows = new HashMap<>();
         if (request.retrieval() != Retrieval.LEXICAL && (allowed == null || allowed.size() > 0)) {
-            List<AnnGraph.Scored> dense = ann.search(query, k, allowed);
+            List<SegmentedIndex.Hit> dense = ann.search(query, k, allowed);
             Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense, rows);
             int rank = 0;
-            for (AnnGraph.Scored hit : dense) {
+            for (SegmentedIndex.Hit hit : dense) {
                 boolean any = false;
-                for (Memory m : byVector.getOrDefault(hit.vectorId(), List.of())) {
+                for (Memory m : byVector.getOrDefault(hit.id(), List.of())) {
                     if (request.matches(m)) {
                         if (!any) {
                             any = true;
                             rank++;
                         }
-                        fusion.dense(m, rank, hit.similarity());
+                        fusion.dense(m, rank, hit.score());
                     }
                 }
             }
@@ -1095,16 +1093,16 @@ final class SqliteMemoryStore implements MemoryStore {
      * The memories using each vector, in storage order; vectors without memories are absent.
      * Every memory read is also put in {@code rows} by its {@code seq}.
      */
-    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<AnnGraph.Scored> vectors,
+    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<SegmentedIndex.Hit> vectors,
                                                              Map<Long, Memory> rows) throws SQLException {
         Map<Long, List<Memory>> byVector = new HashMap<>();
         for (int from = 0; from < vectors.size(); from += IN_LIST_CHUNK) {
-            List<AnnGraph.Scored> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
+            List<SegmentedIndex.Hit> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
             String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.vector_id IN ("
                     + "?,".repeat(chunk.size() - 1) + "?) ORDER BY m.seq";
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < chunk.size(); i++) {
-                    ps.setLong(i + 1, chunk.get(i).vectorId());
+                    ps.setLong(i + 1, chunk.get(i).id());
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -1217,13 +1215,16 @@ final class SqliteMemoryStore implements MemoryStore {
                 return;
             }
             closed = true;
-            if (ann.dirty()) {
-                rebuildIndex("closing; vectors were added or deleted since it was built");
+            try {
+                ann.catchUp(writer); // what other processes committed, so that the seal covers every vector
+            } catch (SQLException | RuntimeException e) {
+                LOG.debug("Cannot catch up with the vectors of {} before closing: {}", dir, e.toString());
             }
             try {
-                ann.close();
-            } catch (IOException e) {
-                LOG.warn("Cannot close the ANN index of {}: {}", dir, e.toString());
+                ann.close(); // seals the memtable into a segment, when this store maintains the index
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot close the dense index of {} (the next open rebuilds what is missing): {}", dir,
+                        e.toString());
             }
             for (Connection c : readConnections) {
                 closeQuietly(c);

@@ -57,14 +57,14 @@ final class StoreCheck {
 
     private final Path dir;
     private final Path database;
-    private final Path indexFile;
+    private final Path indexDir;
     private final Embedder embedder;
     private final Duration lockTimeout;
 
     private StoreCheck(Path dir, Embedder embedder, Duration lockTimeout) {
         this.dir = dir.toAbsolutePath().normalize();
         this.database = this.dir.resolve(SqliteMemoryStore.DATABASE_FILE);
-        this.indexFile = this.dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        this.indexDir = this.dir.resolve(StoreIndex.DIR);
         this.embedder = embedder;
         this.lockTimeout = lockTimeout;
     }
@@ -494,51 +494,72 @@ final class StoreCheck {
     }
 
     private void ann(Connection c, Inspection in) {
+        Path manifestFile = indexDir.resolve(SegmentedIndex.MANIFEST);
+        String index = StoreIndex.DIR + "/";
         try {
             long vectors = single(c, "SELECT count(*) FROM vectors");
-            if (vectors == 0) {
-                if (Files.exists(indexFile)) {
-                    in.add("ann", Status.PROBLEM, indexFile.getFileName() + " exists but the store has no vectors."
-                            + REBUILT_AT_OPEN);
-                } else {
-                    in.add("ann", Status.OK, "no vectors, no index file");
+            IndexSegment.Identity identity = new IndexSegment.Identity(in.storeId, in.modelId, in.dimension);
+            if (!Files.exists(manifestFile)) {
+                // Normal until a writing store first seals a segment (after freshLimit vectors, or
+                // at close): the vectors are searched from memory meanwhile. The next open builds it.
+                in.add("ann", Status.OK, vectors == 0 ? "no vectors, no index"
+                        : "no " + index + SegmentedIndex.MANIFEST + " yet: the " + vectors + " vectors are searched"
+                        + " from memory until a segment is written (when a writing store closes, or at the next open)");
+                return;
+            }
+            SegmentedIndex.Manifest manifest;
+            try {
+                manifest = SegmentedIndex.readManifest(manifestFile, identity);
+            } catch (IndexSegment.InvalidIndexException e) {
+                in.add("ann", Status.PROBLEM, index + SegmentedIndex.MANIFEST + ": " + e.getMessage() + "."
+                        + REBUILT_AT_OPEN);
+                return;
+            }
+            long[] inSegments = new long[0];
+            for (SegmentedIndex.ManifestEntry entry : manifest.segments()) {
+                IndexSegment segment;
+                try {
+                    segment = IndexSegment.load(indexDir.resolve(entry.name()), identity);
+                } catch (IndexSegment.InvalidIndexException e) {
+                    in.add("ann", Status.PROBLEM, index + entry.name() + ": " + e.getMessage() + "." + REBUILT_AT_OPEN);
+                    return;
                 }
+                try {
+                    if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
+                            || segment.bodyCrc() != entry.bodyCrc()) {
+                        in.add("ann", Status.PROBLEM, index + entry.name() + " does not match the manifest."
+                                + REBUILT_AT_OPEN);
+                        return;
+                    }
+                    long[] ids = segment.sortedIds();
+                    long[] both = Arrays.copyOf(inSegments, inSegments.length + ids.length);
+                    System.arraycopy(ids, 0, both, inSegments.length, ids.length);
+                    inSegments = both;
+                } finally {
+                    segment.release();
+                }
+            }
+            Arrays.sort(inSegments);
+            if (vectors == 0) {
+                in.add("ann", inSegments.length == 0 ? Status.OK : Status.PROBLEM, inSegments.length == 0
+                        ? "no vectors, an empty index"
+                        : index + " holds " + inSegments.length + " vectors but the store has none." + REBUILT_AT_OPEN);
                 return;
             }
-            if (!Files.exists(indexFile)) {
-                // Normal until a writing store first builds a graph (after freshLimit vectors, or at
-                // close): every vector is searched exactly meanwhile. The next open builds it.
-                in.add("ann", Status.OK, "no " + indexFile.getFileName() + " yet: the " + vectors + " vectors are"
-                        + " searched exactly until it is written (when a writing store closes, or at the next open)");
-                return;
-            }
-            AnnGraph graph;
-            try {
-                graph = AnnGraph.load(indexFile, in.storeId, in.modelId, in.dimension);
-            } catch (AnnGraph.InvalidIndexException e) {
-                in.add("ann", Status.PROBLEM, indexFile.getFileName() + ": " + e.getMessage() + "." + REBUILT_AT_OPEN);
-                return;
-            }
-            long[] inGraph;
-            long max;
-            try {
-                inGraph = graph.vectorIds();
-                max = graph.maxVectorId();
-            } finally {
-                closeQuietly(graph);
-            }
+            long max = inSegments.length == 0 ? 0 : inSegments[inSegments.length - 1];
             long[] inDatabase = ids(c, max);
-            if (!Arrays.equals(inGraph, inDatabase)) {
-                long[] diff = difference(inGraph, inDatabase);
-                in.add("ann", Status.PROBLEM, indexFile.getFileName() + " is stale: its graph holds " + inGraph.length
-                        + " vectors up to id " + max + ", the database " + inDatabase.length + " (" + diff[1]
-                        + " missing from the graph, " + diff[0] + " deleted since)." + REBUILT_AT_OPEN);
+            long[] diff = difference(inSegments, inDatabase);
+            if (diff[1] > 0) {
+                in.add("ann", Status.PROBLEM, index + " is stale: its " + manifest.segments().size() + " segments hold "
+                        + inSegments.length + " vectors up to id " + max + ", the database " + inDatabase.length + " ("
+                        + diff[1] + " missing from the segments, " + diff[0] + " deleted since)." + REBUILT_AT_OPEN);
                 return;
             }
             long newer = vectors - inDatabase.length;
-            in.add("ann", Status.OK, indexFile.getFileName() + " holds " + inGraph.length + " vectors, the same ids as"
-                    + " the database" + (newer > 0 ? "; " + newer + " newer vectors are searched exactly until the index"
-                    + " is rewritten (when a writing store closes)" : ""));
+            in.add("ann", Status.OK, index + " holds " + inSegments.length + " vectors in " + manifest.segments().size()
+                    + " segments, the ids of the database" + (diff[0] > 0 ? " and " + diff[0] + " deleted since (dropped"
+                    + " at the next merge)" : "") + (newer > 0 ? "; " + newer + " newer vectors are searched from memory"
+                    + " until a segment is written (when a writing store closes)" : ""));
         } catch (SQLException e) {
             in.add("ann", Status.PROBLEM, SqliteMemoryStore.message(e));
         }
@@ -651,28 +672,20 @@ final class StoreCheck {
     }
 
     private String rebuildIndex(Inspection in, List<Finding> notes) {
-        AnnIndex index = new AnnIndex(indexFile, in.storeId, in.modelId, in.dimension,
-                StoreOptions.defaults().freshLimit());
+        IndexSegment.Identity identity = new IndexSegment.Identity(in.storeId, in.modelId, in.dimension);
         try (Connection c = SqliteMemoryStore.connect(database, true)) {
             c.setAutoCommit(false); // the vectors of one committed state
             try {
-                index.rebuild(c);
-                return Files.exists(indexFile)
-                        ? "rebuilt " + indexFile.getFileName() + " from the " + index.graphSize() + " vectors in SQLite"
-                        : "removed " + indexFile.getFileName() + ": the store has no vectors";
+                int n = StoreIndex.rebuild(dir, identity, c);
+                return n > 0 ? "rebuilt the index (" + StoreIndex.DIR + "/) from the " + n + " vectors in SQLite"
+                        : "emptied the index (" + StoreIndex.DIR + "/): the store has no vectors";
             } finally {
                 c.rollback();
             }
         } catch (SQLException | IOException | RuntimeException e) {
-            notes.add(new Finding("repair", Status.PROBLEM, "could not rebuild " + indexFile.getFileName() + ": "
-                    + (e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.toString())));
+            notes.add(new Finding("repair", Status.PROBLEM, "could not rebuild the index (" + StoreIndex.DIR + "/): "
+                    + (e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.getMessage())));
             return null;
-        } finally {
-            try {
-                index.close();
-            } catch (IOException e) {
-                LOG.debug("Cannot close the rebuilt index {}: {}", indexFile, e.toString());
-            }
         }
     }
 
@@ -705,14 +718,6 @@ final class StoreCheck {
             return n < 1024 * 1024 ? (n / 1024) + " KiB" : String.format(Locale.ROOT, "%.1f MiB", n / 1048576.0);
         } catch (IOException e) {
             return "size unknown";
-        }
-    }
-
-    private static void closeQuietly(AnnGraph graph) {
-        try {
-            graph.close();
-        } catch (IOException e) {
-            LOG.debug("Cannot close {}: {}", graph, e.toString());
         }
     }
 }

@@ -14,9 +14,10 @@ import java.util.Objects;
  *                        contributes before fusion; a search asks for
  *                        {@code max(candidates, 10 * limit)} of each, because filters are applied
  *                        to the candidates
- * @param freshLimit      vectors added since the ANN graph was built are searched exactly; once
- *                        there are more than {@code max(freshLimit, graphSize / 4)} of them, the
- *                        graph is rebuilt and rewritten
+ * @param freshLimit      the memtable limit of the dense index ({@link SegmentedIndex}): new
+ *                        vectors go to an in-memory JVector graph; once it holds this many, it
+ *                        is sealed into an immutable segment file in the background (segments
+ *                        are merged in the background too). Default 20,000
  * @param readConnections the number of SQLite connections searches read through concurrently
  * @param writeLockTimeout how long a write ({@code addAll}, {@code delete}) waits for another
  *                        process (or another store on the same directory) to finish its write
@@ -86,11 +87,12 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     }
 
     /**
-     * 100 candidates, a fresh limit of 1000 vectors, 4 read connections, a 10 s write lock timeout,
-     * the standard redactor, min-max fusion with equal weights and the default rerank stage.
+     * 100 candidates, a fresh (memtable) limit of 20,000 vectors, 4 read connections, a 10 s write
+     * lock timeout, the standard redactor, min-max fusion with equal weights and the default rerank
+     * stage.
      */
     public static StoreOptions defaults() {
-        return new StoreOptions(100, 1000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
+        return new StoreOptions(100, 20_000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
     }
 
     /** A builder that starts from the {@linkplain #defaults() defaults}. */
@@ -129,7 +131,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
             return this;
         }
 
-        /** The number of fresh (exactly searched) vectors that triggers a graph rebuild. */
+        /** The number of vectors in the in-memory graph that triggers sealing it into a segment. */
         public Builder freshLimit(int freshLimit) {
             this.freshLimit = freshLimit;
             return this;

@@ -7,12 +7,12 @@ import java.util.PriorityQueue;
 
 /** Keeps the {@code k} best-scoring vectors offered to it; not thread-safe. */
 final class TopK {
-    private static final Comparator<AnnGraph.Scored> WORST_FIRST =
-            Comparator.comparingDouble(AnnGraph.Scored::similarity)
-                      .thenComparing(Comparator.comparingLong(AnnGraph.Scored::vectorId).reversed());
+    private static final Comparator<SegmentedIndex.Hit> WORST_FIRST =
+            Comparator.comparingDouble(SegmentedIndex.Hit::score)
+                      .thenComparing(Comparator.comparingLong(SegmentedIndex.Hit::id).reversed());
 
     private final int k;
-    private final PriorityQueue<AnnGraph.Scored> heap;
+    private final PriorityQueue<SegmentedIndex.Hit> heap;
 
     TopK(int k) {
         this.k = k;
@@ -20,7 +20,7 @@ final class TopK {
     }
 
     void offer(long vectorId, double similarity) {
-        var scored = new AnnGraph.Scored(vectorId, similarity);
+        var scored = new SegmentedIndex.Hit(vectorId, similarity);
         if (heap.size() < k) {
             heap.add(scored);
         } else if (WORST_FIRST.compare(scored, heap.peek()) > 0) {
@@ -29,15 +29,15 @@ final class TopK {
         }
     }
 
-    void offerAll(List<AnnGraph.Scored> scored) {
-        for (AnnGraph.Scored s : scored) {
-            offer(s.vectorId(), s.similarity());
+    void offerAll(List<SegmentedIndex.Hit> scored) {
+        for (SegmentedIndex.Hit s : scored) {
+            offer(s.id(), s.score());
         }
     }
 
     /** The kept vectors, best first (ties: smaller id first). */
-    List<AnnGraph.Scored> sorted() {
-        List<AnnGraph.Scored> out = new ArrayList<>(heap);
+    List<SegmentedIndex.Hit> sorted() {
+        List<SegmentedIndex.Hit> out = new ArrayList<>(heap);
         out.sort(WORST_FIRST.reversed());
         return out;
     }

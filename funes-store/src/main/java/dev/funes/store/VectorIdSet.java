@@ -32,6 +32,11 @@ final class VectorIdSet {
         return ids.length;
     }
 
+    /** The ids, sorted; a copy. */
+    long[] toArray() {
+        return ids.clone();
+    }
+
     void forEach(LongConsumer action) {
         for (long id : ids) {
             action.accept(id);

@@ -150,13 +150,14 @@ class CrashSafetyTest {
         return trials.stream().filter(d -> d.phase().equals(phase)).count();
     }
 
-    /** Temporary index files: a new one after a kill means the kill cut the writing of vectors.ann. */
+    /** Temporary index files: a new one after a kill means the kill cut the writing of a segment or manifest. */
     private static Set<Path> indexTempFiles(Path store) throws IOException {
-        if (!Files.isDirectory(store)) {
+        Path index = store.resolve(StoreIndex.DIR);
+        if (!Files.isDirectory(index)) {
             return new LinkedHashSet<>();
         }
-        try (Stream<Path> files = Files.list(store)) {
-            return files.filter(f -> f.getFileName().toString().matches("vectors\\.ann\\..*\\.tmp"))
+        try (Stream<Path> files = Files.list(index)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".tmp"))
                     .collect(java.util.stream.Collectors.toCollection(LinkedHashSet::new));
         }
     }

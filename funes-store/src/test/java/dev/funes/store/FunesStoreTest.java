@@ -25,7 +25,6 @@ import java.nio.channels.FileChannel;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -91,8 +90,36 @@ class FunesStoreTest {
         return answers;
     }
 
+    /** The index manifest. */
     private static Path index(Path dir) {
-        return dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        return dir.resolve(StoreIndex.DIR).resolve(SegmentedIndex.MANIFEST);
+    }
+
+    /** The index's files: the manifest and the segments. */
+    private static List<Path> indexFiles(Path dir) throws IOException {
+        try (var files = Files.list(dir.resolve(StoreIndex.DIR))) {
+            return files.filter(f -> f.getFileName().toString().matches("seg-[0-9]+\\.ann|manifest")).sorted().toList();
+        }
+    }
+
+    /** The one segment a store closed after one batch has. */
+    private static Path segment(Path dir) throws IOException {
+        List<Path> segments = indexFiles(dir).stream().filter(f -> f.getFileName().toString().startsWith("seg-")).toList();
+        assertThat(segments).hasSize(1);
+        return segments.get(0);
+    }
+
+    /** Replaces the index files of {@code to} by copies of those in {@code from}. */
+    private static void copyIndex(Path from, Path to) throws IOException {
+        Files.createDirectories(to.resolve(StoreIndex.DIR));
+        if (Files.isDirectory(to.resolve(StoreIndex.DIR))) {
+            for (Path f : indexFiles(to)) {
+                Files.delete(f);
+            }
+        }
+        for (Path f : indexFiles(from)) {
+            Files.copy(f, to.resolve(StoreIndex.DIR).resolve(f.getFileName()));
+        }
     }
 
     // ------------------------------------------------------------ files and reopening
@@ -155,7 +182,11 @@ class FunesStoreTest {
                 assertThat(store.get(m.id())).contains(m);
             }
             assertThat(answers(store)).isEqualTo(before);
-            assertThat(store.stats().indexBytes()).isEqualTo(Files.size(index(dir)));
+            long bytes = 0;
+            for (Path f : indexFiles(dir)) {
+                bytes += Files.size(f);
+            }
+            assertThat(store.stats().indexBytes()).isEqualTo(bytes);
         } catch (IOException e) {
             throw new AssertionError(e);
         }
@@ -168,7 +199,7 @@ class FunesStoreTest {
         try (MemoryStore store = open(dir)) {
             OpenReport report = FunesStore.openReport(store);
             assertThat(report.indexRebuilt()).isTrue();
-            assertThat(report.indexReason()).isEqualTo("index file missing");
+            assertThat(report.indexReason()).isEqualTo("index manifest missing");
             assertThat(report.graphVectors()).isEqualTo(corpus.size());
             assertThat(answers(store)).isEqualTo(before);
         }
@@ -188,12 +219,18 @@ class FunesStoreTest {
             "empty,      truncated"})
     void aDamagedIndexFileIsRebuiltNeverTrusted(String damage, String reason, @TempDir Path dir) throws IOException {
         List<List<String>> before = createStore(dir);
-        Path file = index(dir);
+        Path file = segment(dir);
         long size = Files.size(file);
+        int headerLength;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(4);
+            ch.read(b, 12); // after the magic and the format version
+            headerLength = b.flip().getInt();
+        }
         switch (damage) {
             case "header" -> flipByte(file, 30);
             case "version" -> flipByte(file, 11);
-            case "id-map" -> flipByte(file, 100);
+            case "id-map" -> flipByte(file, headerLength + 3);
             case "graph" -> flipByte(file, size / 2);
             case "last-byte" -> flipByte(file, size - 1);
             case "truncated" -> truncate(file, size - size / 3);
@@ -209,6 +246,22 @@ class FunesStoreTest {
         }
         try (MemoryStore store = open(dir)) {
             assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // the rewritten file is good
+        }
+    }
+
+    @Test
+    void aDamagedManifestIsRebuiltFromSqliteNeverTrusted(@TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        flipByte(index(dir), 20);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isTrue();
+            assertThat(report.indexReason()).contains("index manifest corrupt (checksum mismatch)");
+            assertThat(report.graphVectors()).isEqualTo(corpus.size());
+            assertThat(answers(store)).isEqualTo(before);
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // the rewritten manifest is good
         }
     }
 
@@ -232,15 +285,15 @@ class FunesStoreTest {
     void anIndexOlderThanTheLatestAdditionsIsLoadedAndTheNewVectorsSearchedExactly(@TempDir Path dir)
             throws IOException {
         List<Memory> all = corpus.all();
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved");
         try (MemoryStore store = open(dir)) {
             store.addAll(all.subList(0, 10));
         }
-        Files.copy(index(dir), saved);
+        copyIndex(dir, saved);
         try (MemoryStore store = open(dir)) {
             store.addAll(all.subList(10, all.size()));
         }
-        Files.copy(saved, index(dir), StandardCopyOption.REPLACE_EXISTING);
+        copyIndex(saved, dir);
         try (MemoryStore store = open(dir)) {
             OpenReport report = FunesStore.openReport(store);
             assertThat(report.indexRebuilt()).isFalse();
@@ -252,19 +305,18 @@ class FunesStoreTest {
     }
 
     @Test
-    void anIndexFromBeforeADeletionIsStaleAndRebuilt(@TempDir Path dir) throws IOException {
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+    void anIndexFromBeforeADeletionKeepsTheDeletedVectorAsATombstone(@TempDir Path dir) throws IOException {
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved");
         createStore(dir);
-        Files.copy(index(dir), saved);
+        copyIndex(dir, saved);
         Memory oom = corpus.get("oom-killed");
         try (MemoryStore store = open(dir)) {
             assertThat(store.delete(oom.id())).isTrue();
         }
-        Files.copy(saved, index(dir), StandardCopyOption.REPLACE_EXISTING);
+        copyIndex(saved, dir);
         try (MemoryStore store = open(dir)) {
             OpenReport report = FunesStore.openReport(store);
-            assertThat(report.indexRebuilt()).isTrue();
-            assertThat(report.indexReason()).startsWith("index is stale");
+            assertThat(report.indexRebuilt()).isFalse(); // the segment holds one vector too many: a tombstone
             assertThat(report.graphVectors()).isEqualTo(corpus.size() - 1);
             assertThat(store.search(SearchRequest.of("container killed for using too much memory")))
                     .extracting(h -> h.memory().id()).doesNotContain(oom.id());
@@ -277,7 +329,7 @@ class FunesStoreTest {
         Path b = tmp.resolve("b");
         createStore(a);
         List<List<String>> answersOfB = createStore(b);
-        Files.copy(index(a), index(b), StandardCopyOption.REPLACE_EXISTING);
+        copyIndex(a, b);
         try (MemoryStore store = open(b)) {
             assertThat(FunesStore.openReport(store).indexReason()).contains("another store");
             assertThat(answers(store)).isEqualTo(answersOfB);
@@ -316,6 +368,24 @@ class FunesStoreTest {
             assertThat(first.get(tls.id())).isEmpty();
             assertThat(first.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
                     .extracting(h -> h.memory().id()).doesNotContain(tls.id());
+        }
+    }
+
+    @Test
+    void theIndexMaintainerBuildsManyVectorsAnotherStoreAddedIntoOneSegment(@TempDir Path dir) {
+        StoreOptions small = StoreOptions.builder().freshLimit(5).build();
+        try (MemoryStore maintainer = FunesStore.open(dir, embedder, small);
+             MemoryStore other = FunesStore.open(dir, embedder, small)) {
+            other.addAll(corpus.all()); // not the maintainer: keeps them in memory, cannot seal
+            assertThat(other.toString()).doesNotContain("maintainer").doesNotContain("seg-");
+            List<SearchHit> hits = maintainer.search(SearchRequest.of("container killed for using too much memory"));
+            assertThat(hits.get(0).memory()).isEqualTo(corpus.get("oom-killed"));
+            assertThat(maintainer.toString()).contains("seg-1.ann[" + maintainer.stats().vectors() + "]")
+                    .contains("memtable 0");
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+            assertThat(FunesStore.openReport(store).freshVectors()).isZero();
         }
     }
 

@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -183,7 +182,7 @@ class StoreCheckTest {
     @Test
     void aDamagedIndexFileIsReportedLeftAloneByACheckAndRebuiltByARepair(@TempDir Path dir) throws IOException {
         createStore(dir);
-        Path index = dir.resolve(SqliteMemoryStore.INDEX_FILE);
+        Path index = onlySegment(dir);
         try (FileChannel ch = FileChannel.open(index, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), Files.size(index) / 2);
         }
@@ -197,41 +196,63 @@ class StoreCheckTest {
         CheckReport repaired = check(dir, true);
         assertThat(repaired.healthy()).isTrue();
         assertThat(finding(repaired, "ann").status()).isEqualTo(Status.REPAIRED);
-        assertThat(finding(repaired, "ann").message()).contains("rebuilt vectors.ann from the " + corpus.size() + " vectors");
+        assertThat(finding(repaired, "ann").message()).contains("rebuilt the index (index/) from the " + corpus.size()
+                + " vectors");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
         }
     }
 
     @Test
-    void anIndexMissingVectorsIsStaleButOneMerelyBehindIsFine(@TempDir Path dir) throws IOException, SQLException {
+    void anIndexMissingVectorsIsStaleButOneMerelyBehindOrHoldingDeletedOnesIsFine(@TempDir Path dir)
+            throws IOException, SQLException {
         List<Memory> all = corpus.all();
-        Path index = dir.resolve(SqliteMemoryStore.INDEX_FILE);
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved.ann");
+        Path index = dir.resolve(StoreIndex.DIR);
+        Path manifest = index.resolve(SegmentedIndex.MANIFEST);
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved-manifest");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(all.subList(0, 10));
         }
-        Files.copy(index, saved);
+        Files.copy(manifest, saved); // lists one segment of 10 vectors
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(all.subList(10, all.size()));
         }
-        Files.delete(index);
+        SegmentedIndex.Manifest both = SegmentedIndex.readManifest(manifest, null);
+        assertThat(both.segments()).hasSize(2);
+        Files.delete(manifest);
         CheckReport none = check(dir, false);
         assertThat(none.healthy()).isTrue();
-        assertThat(finding(none, "ann").message()).startsWith("no vectors.ann yet: the " + all.size() + " vectors");
+        assertThat(finding(none, "ann").message()).startsWith("no index/manifest yet: the " + all.size() + " vectors");
         assertThat(check(dir, true)).isEqualTo(none); // nothing to repair: the next open builds it
 
-        Files.copy(saved, index, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(saved, manifest);
         CheckReport behind = check(dir, false);
         assertThat(behind.healthy()).isTrue();
         assertThat(finding(behind, "ann").message()).contains("holds 10 vectors")
-                .contains((all.size() - 10) + " newer vectors are searched exactly");
+                .contains((all.size() - 10) + " newer vectors are searched from memory");
 
+        // Only the second segment listed: the first 10 vectors are in none, below its largest id.
+        SegmentedIndex.writeManifest(manifest, new SegmentedIndex.Manifest(both.identity(), both.nextSegment(),
+                List.of(both.segments().get(1)), new long[0]));
+        CheckReport stale = check(dir, false);
+        assertThat(stale.problems()).extracting(Finding::check).containsExactly("ann");
+        assertThat(finding(stale, "ann").message()).contains("stale").contains("10 missing from the segments");
+
+        SegmentedIndex.writeManifest(manifest, both);
         sql(dir, "DELETE FROM memories WHERE id = '" + all.get(0).id() + "'",
                 "DELETE FROM vectors WHERE id NOT IN (SELECT vector_id FROM memories)");
-        CheckReport stale = check(dir, false);
-        assertThat(stale.problems()).extracting(Finding::check).containsExactly("sessions", "ann");
-        assertThat(finding(stale, "ann").message()).contains("stale").contains("0 missing from the graph, 1 deleted since");
+        CheckReport deleted = check(dir, false);
+        assertThat(deleted.problems()).extracting(Finding::check).containsExactly("sessions");
+        assertThat(finding(deleted, "ann").message()).contains("1 deleted since");
+    }
+
+    /** The one segment of a store closed after one batch. */
+    private static Path onlySegment(Path dir) throws IOException {
+        try (var files = Files.list(dir.resolve(StoreIndex.DIR))) {
+            List<Path> segments = files.filter(f -> f.getFileName().toString().matches("seg-[0-9]+\\.ann")).toList();
+            assertThat(segments).hasSize(1);
+            return segments.get(0);
+        }
     }
 
     @Test
@@ -246,7 +267,7 @@ class StoreCheckTest {
 
         CheckReport repaired = check(dir, true);
         assertThat(finding(repaired, "vectors").status()).isEqualTo(Status.REPAIRED);
-        assertThat(finding(repaired, "vectors").message()).contains("removed 1 vectors").contains("rebuilt vectors.ann");
+        assertThat(finding(repaired, "vectors").message()).contains("removed 1 vectors").contains("rebuilt the index");
         assertThat(rows(dir, "SELECT count(*) FROM vectors")).containsExactly(corpus.size() + "|");
         assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
     }
@@ -275,7 +296,9 @@ class StoreCheckTest {
         assertThat(report.problems()).extracting(Finding::check).containsExactly("foreign-keys");
         assertThat(finding(report, "foreign-keys").message()).contains("1 rows refer to missing rows")
                 .contains("index the agent logs again");
-        assertThat(finding(report, "ann").status()).isEqualTo(Status.REPAIRED);
+        // The index still holds the vector: harmless, it is a tombstone at the next open and dropped at a merge.
+        assertThat(finding(report, "ann").status()).isEqualTo(Status.OK);
+        assertThat(finding(report, "ann").message()).contains("1 deleted since");
         assertThat(memoryRows(dir)).isEqualTo(before);
     }
 

@@ -1,0 +1,287 @@
+package dev.funes.store;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The store's dense index: a {@link SegmentedIndex} in {@code <store>/index}, kept in step with
+ * the vectors in SQLite, which stay the source of truth. Opening compares the two: ids the
+ * segments hold but the database no longer has become tombstones; vectors newer than every
+ * segment go to the memtable; vectors a damaged or missing segment or manifest lost are built
+ * into a new segment from SQLite (logged, never fatal).
+ */
+final class StoreIndex implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreIndex.class);
+
+    /** The index directory's name in the store directory. */
+    static final String DIR = "index";
+    /** Below this many allowed vectors, a filtered search scores them exactly. */
+    private static final int EXACT_FILTER_SIZE = 2_000;
+    private static final int IN_LIST_CHUNK = 500;
+
+    /** What {@link #open} did. */
+    record Outcome(boolean rebuilt, String reason, long segmentVectors, int memtableVectors) {
+    }
+
+    private final SegmentedIndex index;
+    private final int dimension;
+    private final Outcome outcome;
+
+    private StoreIndex(SegmentedIndex index, int dimension, Outcome outcome) {
+        this.index = index;
+        this.dimension = dimension;
+        this.outcome = outcome;
+    }
+
+    static SegmentedIndex.Options options(StoreOptions options) {
+        return SegmentedIndex.Options.defaults().withMemtableLimit(options.freshLimit());
+    }
+
+    /** Opens the index of the store in {@code storeDir} and brings it in step with the database. */
+    static StoreIndex open(Path storeDir, IndexSegment.Identity identity, StoreOptions options, Connection db)
+            throws SQLException, IOException {
+        SegmentedIndex index = SegmentedIndex.open(storeDir.resolve(DIR), identity, options(options));
+        try {
+            Outcome outcome = reconcile(index, identity.dimension(), db);
+            return new StoreIndex(index, identity.dimension(), outcome);
+        } catch (SQLException | IOException | RuntimeException e) {
+            try {
+                index.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private static Outcome reconcile(SegmentedIndex index, int dimension, Connection db)
+            throws SQLException, IOException {
+        long[] inDatabase = ids(db);
+        String problem = index.openProblem();
+        if (inDatabase.length == 0) {
+            if (index.maintainer() && index.segmentIds().length > 0) {
+                index.clear();
+                LOG.info("Removed the index segments of {}: the store has no vectors", index.dir());
+            }
+            return new Outcome(false, null, 0, 0);
+        }
+        long[] inSegments = index.segmentIds();
+        // ids in both sorted arrays: deleted since (segments only) and missing (database only)
+        long max = index.segmentsMaxId();
+        List<Long> lost = new ArrayList<>();
+        int deleted = 0;
+        int i = 0;
+        int j = 0;
+        while (i < inSegments.length || j < inDatabase.length) {
+            if (j == inDatabase.length || (i < inSegments.length && inSegments[i] < inDatabase[j])) {
+                if (index.delete(inSegments[i])) {
+                    deleted++;
+                }
+                i++;
+            } else if (i == inSegments.length || inDatabase[j] < inSegments[i]) {
+                if (problem != null || inDatabase[j] <= max) {
+                    lost.add(inDatabase[j]);
+                }
+                j++;
+            } else {
+                i++;
+                j++;
+            }
+        }
+        if (deleted > 0) {
+            LOG.debug("{} vectors of the index {} were deleted since it was written", deleted, index.dir());
+        }
+        String reason = problem != null ? problem
+                : lost.isEmpty() ? null
+                : "index is stale: " + lost.size() + " vectors up to id " + max + " are in no segment";
+        if (!lost.isEmpty()) {
+            LOG.info("Rebuilding {} vectors of the index {} from SQLite: {}", lost.size(), index.dir(), reason);
+            List<SegmentedIndex.Entry> entries = load(db, lost, dimension);
+            boolean written = false;
+            if (index.maintainer()) {
+                try {
+                    index.addSegment(entries);
+                    written = true;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Cannot write the index {} ({}); searching those vectors from memory", index.dir(),
+                            e.toString());
+                }
+            }
+            if (!written) {
+                index.addMissing(entries);
+            }
+        }
+        if (problem == null) {
+            index.addMissing(loadAfter(db, max, dimension));
+        }
+        return new Outcome(reason != null, reason, index.segmentVectors(), index.memtableVectors());
+    }
+
+    Outcome outcome() {
+        return outcome;
+    }
+
+    /** Records vectors this process just committed (catching up first when others committed in between). */
+    void added(List<SegmentedIndex.Entry> entries, Connection db) throws SQLException {
+        if (entries.isEmpty()) {
+            return;
+        }
+        long first = entries.stream().mapToLong(SegmentedIndex.Entry::id).min().orElseThrow();
+        if (first > index.maxKnownId() + 1 || index.maxKnownId() == Long.MIN_VALUE) {
+            catchUp(db);
+        }
+        index.addMissing(entries);
+    }
+
+    /** Records a vector just deleted. */
+    void removed(long vectorId) {
+        index.delete(vectorId);
+    }
+
+    /**
+     * Loads the vectors with ids above the largest known one (committed by another process). Many
+     * at once (another process indexed a lot) are built into a segment with JVector's parallel
+     * builder when this process maintains the index, rather than inserted one by one.
+     */
+    void catchUp(Connection db) throws SQLException {
+        index.refresh();
+        if (maxVectorId(db) > index.maxKnownId()) {
+            List<SegmentedIndex.Entry> newer = loadAfter(db, Math.max(0, index.maxKnownId()), dimension);
+            if (newer.size() >= index.options().memtableLimit() && index.maintainer()) {
+                try {
+                    index.addSegment(newer);
+                    return;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Cannot write a segment of the index {} ({}); keeping the vectors in memory", index.dir(),
+                            e.toString());
+                }
+            }
+            index.addMissing(newer);
+        }
+    }
+
+    /** The dense candidates: exact among a small allowed set, the index otherwise. */
+    List<SegmentedIndex.Hit> search(float[] query, int k, VectorIdSet allowed) {
+        if (allowed != null && allowed.size() <= Math.max(EXACT_FILTER_SIZE, 4 * k)) {
+            return index.searchAmong(query, k, allowed.toArray());
+        }
+        return index.search(query, k, allowed == null ? null : allowed::contains);
+    }
+
+    long fileBytes() {
+        return index.fileBytes();
+    }
+
+    boolean dirty() {
+        return index.dirty();
+    }
+
+    long segmentVectors() {
+        return index.segmentVectors();
+    }
+
+    SegmentedIndex index() {
+        return index;
+    }
+
+    @Override
+    public void close() throws IOException {
+        index.close();
+    }
+
+    @Override
+    public String toString() {
+        return index.toString();
+    }
+
+    /**
+     * Replaces the index of a closed store (or one whose maintainer is this call) by one segment
+     * built from all vectors in SQLite, as read through {@code db}'s snapshot.
+     *
+     * @return how many vectors the index holds now
+     * @throws IOException if another process maintains the index (a store is open) or writing fails
+     */
+    static int rebuild(Path storeDir, IndexSegment.Identity identity, Connection db) throws SQLException, IOException {
+        try (SegmentedIndex index = SegmentedIndex.open(storeDir.resolve(DIR), identity,
+                options(StoreOptions.defaults()))) {
+            if (!index.maintainer()) {
+                throw new IOException("the index is in use by an open store (it holds " + SegmentedIndex.LOCK_FILE
+                        + "); the next open of the store rebuilds what is wrong");
+            }
+            index.clear();
+            List<SegmentedIndex.Entry> all = loadAfter(db, 0, identity.dimension());
+            index.addSegment(all);
+            return all.size();
+        }
+    }
+
+    // ---------------------------------------------------------------- SQLite
+
+    /** All vector ids, sorted. */
+    static long[] ids(Connection c) throws SQLException {
+        long[] ids = new long[1024];
+        int n = 0;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM vectors ORDER BY id")) {
+            while (rs.next()) {
+                if (n == ids.length) {
+                    ids = Arrays.copyOf(ids, n * 2);
+                }
+                ids[n++] = rs.getLong(1);
+            }
+        }
+        return Arrays.copyOf(ids, n);
+    }
+
+    static List<SegmentedIndex.Entry> loadAfter(Connection db, long afterId, int dimension) throws SQLException {
+        List<SegmentedIndex.Entry> entries = new ArrayList<>();
+        try (PreparedStatement ps = db.prepareStatement("SELECT id, embedding FROM vectors WHERE id > ? ORDER BY id")) {
+            ps.setLong(1, afterId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long id = rs.getLong(1);
+                    entries.add(new SegmentedIndex.Entry(id, Rows.vector(rs.getBytes(2), dimension, id)));
+                }
+            }
+        }
+        return entries;
+    }
+
+    private static List<SegmentedIndex.Entry> load(Connection db, List<Long> ids, int dimension) throws SQLException {
+        List<SegmentedIndex.Entry> entries = new ArrayList<>(ids.size());
+        for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(from + IN_LIST_CHUNK, ids.size()));
+            try (PreparedStatement ps = db.prepareStatement("SELECT id, embedding FROM vectors WHERE id IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?) ORDER BY id")) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setLong(i + 1, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        long id = rs.getLong(1);
+                        entries.add(new SegmentedIndex.Entry(id, Rows.vector(rs.getBytes(2), dimension, id)));
+                    }
+                }
+            }
+        }
+        return entries;
+    }
+
+    /** The highest vector id in the database as the connection sees it, 0 when there is none. */
+    static long maxVectorId(Connection db) throws SQLException {
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT max(id) FROM vectors")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+}

@@ -1,0 +1,416 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@link SegmentedIndex} on real embeddings (paragraphs of real Aider chat logs, embedded once
+ * with the bundled model) and real JVector files, against an exact-search oracle.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SegmentedIndexTest {
+
+    private static final int CORPUS = 560;
+    private static final int QUERIES = 40;
+    private static final int K = 10;
+
+    private Embedder embedder;
+    private int dimension;
+    /** Vectors by id - 1: id {@code i + 1} is {@code vectors.get(i)}. */
+    private final List<float[]> vectors = new ArrayList<>();
+    private final List<float[]> queries = new ArrayList<>();
+
+    @BeforeAll
+    void embedCorpus() throws IOException {
+        Path aider = Path.of(System.getProperty("funes.shared.dir", "../../shared")).resolve("fixtures/aider");
+        assumeTrue(Files.isDirectory(aider), "skipped: real Aider logs not found at " + aider.toAbsolutePath());
+        Set<String> paragraphs = new LinkedHashSet<>();
+        try (Stream<Path> files = Files.list(aider)) {
+            for (Path f : files.sorted().toList()) {
+                for (String p : Files.readString(f, StandardCharsets.UTF_8).split("\\n\\s*\\n")) {
+                    String t = p.strip();
+                    if (t.length() >= 80 && t.length() <= 800) {
+                        paragraphs.add(t);
+                    }
+                }
+            }
+        }
+        List<String> texts = new ArrayList<>(paragraphs);
+        assertThat(texts.size()).isGreaterThan(CORPUS + QUERIES);
+        // Spread over all logs: every k-th paragraph, the queries taken between them.
+        int step = texts.size() / (CORPUS + QUERIES);
+        List<String> documents = new ArrayList<>();
+        List<String> questions = new ArrayList<>();
+        for (int i = 0; i < CORPUS + QUERIES; i++) {
+            (i % 14 == 13 && questions.size() < QUERIES ? questions : documents).add(texts.get(i * step));
+        }
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        dimension = embedder.dimension();
+        for (float[] v : embedder.embedDocuments(documents)) {
+            vectors.add(unit(v));
+        }
+        for (String q : questions) {
+            queries.add(unit(embedder.embedQuery(q)));
+        }
+    }
+
+    @AfterAll
+    void closeModel() {
+        if (embedder != null) {
+            embedder.close();
+        }
+    }
+
+    private static float[] unit(float[] v) {
+        double n = 0;
+        for (float f : v) {
+            n += f * f;
+        }
+        float[] u = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            u[i] = (float) (v[i] / Math.sqrt(n));
+        }
+        return u;
+    }
+
+    private float[] vector(long id) {
+        return vectors.get((int) id - 1);
+    }
+
+    /** The exact top {@code k} among the live ids. */
+    private List<Long> exact(float[] query, int k, Set<Long> live) {
+        return live.stream()
+                .sorted(Comparator.comparingDouble((Long id) -> -dot(query, vector(id))).thenComparing(id -> id))
+                .limit(k).toList();
+    }
+
+    private static double dot(float[] a, float[] b) {
+        double s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+
+    private static List<Long> ids(List<SegmentedIndex.Hit> hits) {
+        return hits.stream().map(SegmentedIndex.Hit::id).toList();
+    }
+
+    /** Mean recall@k of the index against the exact search over the live ids, for all queries. */
+    private double recall(SegmentedIndex index, Set<Long> live) {
+        double sum = 0;
+        for (float[] q : queries) {
+            List<Long> truth = exact(q, K, live);
+            List<Long> found = ids(index.search(q, K, null));
+            sum += (double) found.stream().filter(truth::contains).count() / truth.size();
+        }
+        return sum / queries.size();
+    }
+
+    private void add(SegmentedIndex index, Set<Long> live, long from, long to) {
+        for (long id = from; id < to; id++) {
+            index.add(id, vector(id));
+            live.add(id);
+        }
+    }
+
+    private static SegmentedIndex.Options small() {
+        return SegmentedIndex.Options.defaults().withMemtableLimit(50).withMergeFanIn(3)
+                .withPqThreshold(Integer.MAX_VALUE);
+    }
+
+    // ------------------------------------------------------------ correctness against exact search
+
+    @Test
+    void sealMergeAndDeleteKeepResultsEqualToExactSearch(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        Set<Long> deleted = new HashSet<>();
+        Random random = new Random(7);
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            add(index, live, 1, 301);
+            index.awaitMerges();
+            assertThat(index.stats().segments().size()).isGreaterThan(1);
+            assertThat(index.mergesDone()).isPositive(); // 6 seals of 50 at fan-in 3: merges ran
+            for (int i = 0; i < 40; i++) {
+                long id = 1 + random.nextInt(300);
+                if (live.remove(id)) {
+                    assertThat(index.delete(id)).isTrue();
+                    deleted.add(id);
+                }
+            }
+            add(index, live, 301, CORPUS + 1);
+            index.seal();
+            index.awaitMerges();
+            assertThat(index.stats().memtableVectors()).isZero();
+
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.97);
+            for (float[] q : queries) {
+                List<SegmentedIndex.Hit> hits = index.search(q, K, null);
+                assertThat(hits).hasSize(K);
+                assertThat(ids(hits)).doesNotContainAnyElementsOf(deleted);
+                for (SegmentedIndex.Hit h : hits) {
+                    assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                }
+            }
+            // each stored vector finds itself first, and a deleted one is never returned even for itself
+            for (long id = 1; id <= CORPUS; id += 7) {
+                List<Long> found = ids(index.search(vector(id), 3, null));
+                if (deleted.contains(id)) {
+                    assertThat(found).doesNotContain(id);
+                } else {
+                    assertThat(found.get(0)).as("id %d", id).isEqualTo(id);
+                }
+            }
+            // a filter admits only what it allows
+            List<Long> even = ids(index.search(queries.get(0), K, id -> id % 2 == 0));
+            assertThat(even).isNotEmpty().allSatisfy(id -> assertThat(id % 2).isZero());
+        }
+    }
+
+    @Test
+    void reopeningAfterSealsMergesAndDeletesGivesTheSameResults(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        List<List<Long>> before = new ArrayList<>();
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            add(index, live, 1, 231);
+            index.awaitMerges();
+            for (long id = 3; id <= 230; id += 9) {
+                index.delete(id);
+                live.remove(id);
+            }
+            add(index, live, 231, 260); // still in the memtable: close seals it
+            for (float[] q : queries) {
+                before.add(ids(index.search(q, K, null)));
+            }
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            assertThat(index.openProblem()).isNull();
+            assertThat(index.stats().memtableVectors()).isZero();
+            assertThat(index.stats().segmentVectors() - index.stats().tombstones()).isEqualTo(live.size());
+            List<List<Long>> after = new ArrayList<>();
+            for (float[] q : queries) {
+                after.add(ids(index.search(q, K, null)));
+            }
+            assertThat(after).isEqualTo(before);
+            assertThatThrownBy(() -> index.add(3, vector(3))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("deleted");
+        }
+        assertThatThrownBy(() -> SegmentedIndex.open(dir, dimension + 1, small()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dimension");
+    }
+
+    @Test
+    void largeSegmentsKeepPqCodesAndRerankWithTheFullVectors(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        SegmentedIndex.Options options = SegmentedIndex.Options.defaults().withMemtableLimit(CORPUS)
+                .withPqThreshold(256);
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            add(index, live, 1, CORPUS + 1);
+            index.seal();
+            assertThat(index.stats().segments()).singleElement()
+                    .satisfies(s -> assertThat(s.compressed()).isTrue());
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+            for (float[] q : queries) {
+                for (SegmentedIndex.Hit h : index.search(q, K, null)) {
+                    // reranked: exact cosine, not the PQ estimate
+                    assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                }
+            }
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            assertThat(index.stats().segments().get(0).compressed()).isTrue(); // codes loaded from the file
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+        }
+    }
+
+    // ------------------------------------------------------------ damage
+
+    @Test
+    void aCorruptSegmentIsLeftOutAndACorruptManifestIsAnError(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small().withMergeFanIn(64))) {
+            add(index, live, 1, 151); // three segments of 50
+        }
+        List<Path> segments = segments(dir);
+        assertThat(segments).hasSize(3);
+        flipByte(segments.get(1), Files.size(segments.get(1)) / 2);
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small().withMergeFanIn(64))) {
+            assertThat(index.openProblem()).contains(segments.get(1).getFileName().toString())
+                    .contains("checksum mismatch");
+            assertThat(index.stats().segments()).hasSize(2);
+            assertThat(index.search(vector(1), 1, null).get(0).id()).isEqualTo(1);
+        }
+        assertThat(segments.get(1)).doesNotExist(); // the maintainer removed what no manifest lists
+        flipByte(dir.resolve(SegmentedIndex.MANIFEST), 20);
+        assertThatThrownBy(() -> SegmentedIndex.open(dir, dimension, small()))
+                .isInstanceOf(IOException.class).hasMessageContaining("index manifest corrupt");
+    }
+
+    private static List<Path> segments(Path dir) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "seg-*.ann")) {
+            files.forEach(out::add);
+        }
+        out.sort(Comparator.comparing(Path::toString));
+        return out;
+    }
+
+    static void flipByte(Path file, long position) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, position);
+            b.put(0, (byte) (b.get(0) ^ 0x5A));
+            b.position(0);
+            ch.write(b, position);
+        }
+    }
+
+    // ------------------------------------------------------------ concurrency
+
+    @Test
+    void searchesWhileSegmentsAreSealedAndMergedNeverFailNorMissAVectorExactSearchRanksFirst(@TempDir Path dir)
+            throws Exception {
+        SegmentedIndex.Options options = SegmentedIndex.Options.defaults().withMemtableLimit(30).withMergeFanIn(2)
+                .withPqThreshold(256);
+        Set<Long> added = ConcurrentHashMap.newKeySet();
+        List<String> failures = new CopyOnWriteArrayList<>();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger searches = new AtomicInteger();
+        Set<Integer> mergeCountsSeen = ConcurrentHashMap.newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            Future<?> writer = pool.submit(() -> {
+                try {
+                    for (long id = 1; id <= CORPUS; id++) {
+                        index.add(id, vector(id));
+                        added.add(id);
+                        if (id % 100 == 0) {
+                            added.remove(id - 50); // first: a search that still sees it ran before the delete
+                            index.delete(id - 50);
+                        }
+                    }
+                } finally {
+                    writing.set(false);
+                }
+                return null;
+            });
+            List<Future<?>> searchers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                long seed = t;
+                searchers.add(pool.submit(() -> {
+                    Random random = new Random(seed);
+                    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                    // until the writer is done and several merges completed while searching
+                    while ((writing.get() || searches.get() < 200 || index.mergesDone() < 4)
+                            && System.nanoTime() < deadline) {
+                        List<Long> known = new ArrayList<>(added);
+                        if (known.isEmpty()) {
+                            continue;
+                        }
+                        long id = known.get(random.nextInt(known.size()));
+                        if (!added.contains(id)) {
+                            continue; // deleted meanwhile
+                        }
+                        mergeCountsSeen.add(index.mergesDone());
+                        try {
+                            List<SegmentedIndex.Hit> hits = index.search(vector(id), 5, null);
+                            // exact search ranks the vector itself first (cosine 1)
+                            boolean missed = hits.isEmpty() || hits.get(0).score() < dot(vector(id), vector(id)) - 1e-4
+                                    || hits.stream().noneMatch(h -> h.id() == id);
+                            if (missed && added.contains(id)) {
+                                failures.add("id " + id + " not found first: " + hits);
+                            }
+                        } catch (RuntimeException e) {
+                            failures.add(e.toString());
+                        }
+                        searches.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            writer.get(5, TimeUnit.MINUTES);
+            for (Future<?> f : searchers) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            index.awaitMerges();
+            assertThat(failures).isEmpty();
+            assertThat(index.mergesDone()).isGreaterThan(3);
+            assertThat(mergeCountsSeen.size()).as("searches ran between merges, not only before or after").isGreaterThan(2);
+            Set<Long> live = new HashSet<>(added);
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------ two instances
+
+    @Test
+    void aSecondInstanceReadsTheSegmentsAndFollowsTheManifest(@TempDir Path dir) throws IOException {
+        try (SegmentedIndex maintainer = SegmentedIndex.open(dir, dimension, small());
+             SegmentedIndex reader = SegmentedIndex.open(dir, dimension, small())) {
+            assertThat(maintainer.stats().maintainer()).isTrue();
+            assertThat(reader.stats().maintainer()).isFalse();
+            for (long id = 1; id <= 120; id++) {
+                maintainer.add(id, vector(id));
+            }
+            maintainer.seal();
+            maintainer.awaitMerges();
+            reader.add(500, vector(500)); // kept in the reader's memory only
+            assertThat(reader.refresh()).isTrue();
+            assertThat(reader.stats().segmentVectors()).isEqualTo(120);
+            assertThat(reader.search(vector(77), 1, null).get(0).id()).isEqualTo(77);
+            assertThat(reader.search(vector(500), 1, null).get(0).id()).isEqualTo(500);
+            assertThat(reader.stats().memtableVectors()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void optionsAreValidated() {
+        assertThatThrownBy(() -> SegmentedIndex.Options.defaults().withMemtableLimit(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("memtableLimit");
+        assertThatThrownBy(() -> SegmentedIndex.Options.defaults().withPqThreshold(10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pqThreshold");
+        assertThatThrownBy(() -> SegmentedIndex.Options.defaults().withOverquery(0.5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overquery");
+        assertThatThrownBy(() -> SegmentedIndex.Options.defaults().withMergeFanIn(1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mergeFanIn");
+        assertThatThrownBy(() -> new SegmentedIndex.Options(100, 1000, 32, 16, 2, 4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("beamWidth");
+    }
+}
