@@ -1,7 +1,6 @@
 package dev.funes.store;
 
 import io.github.jbellis.jvector.disk.IndexWriter;
-import io.github.jbellis.jvector.disk.MappedChunkReader;
 import io.github.jbellis.jvector.disk.RandomAccessReader;
 import io.github.jbellis.jvector.disk.ReaderSupplier;
 import io.github.jbellis.jvector.graph.GraphIndexBuilder;
@@ -409,7 +408,7 @@ final class IndexSegment {
     static IndexSegment load(Path file, Identity identity) throws InvalidIndexException {
         ReaderSupplier readers;
         try {
-            readers = new MappedChunkReader.Supplier(file);
+            readers = new MappedReaders(file);
         } catch (NoSuchFileException e) {
             throw new InvalidIndexException("index file missing");
         } catch (AccessDeniedException e) {

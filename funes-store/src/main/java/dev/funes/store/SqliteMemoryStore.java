@@ -985,9 +985,12 @@ final class SqliteMemoryStore implements MemoryStore {
         VectorIdSet allowed = filter.isEmpty() ? null : allowedVectors(c, filter);
         Fusion fusion = new Fusion(options.fusion(), request.retrieval());
 
+        // Rows read for this search, by seq: a memory that is both a dense and a lexical candidate
+        // is read once.
+        Map<Long, Memory> rows = new HashMap<>();
         if (request.retrieval() != Retrieval.LEXICAL && (allowed == null || allowed.size() > 0)) {
             List<SegmentedIndex.Hit> dense = ann.search(query, k, allowed);
-            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense);
+            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense, rows);
             int rank = 0;
             for (SegmentedIndex.Hit hit : dense) {
                 boolean any = false;
@@ -1005,32 +1008,93 @@ final class SqliteMemoryStore implements MemoryStore {
 
         Optional<String> match = request.retrieval() == Retrieval.DENSE ? Optional.empty() : FtsQuery.of(request.query());
         if (match.isPresent()) {
-            String sql = "SELECT " + Rows.MEMORY_COLUMNS + ", bm25(memories_fts) FROM memories_fts"
-                    + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?" + filter.sql()
-                    + " ORDER BY bm25(memories_fts) LIMIT ?";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                int i = 1;
-                ps.setString(i++, match.get());
-                i = filter.bind(ps, i);
-                ps.setInt(i, k);
-                int rank = 0;
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Memory m = Rows.memory(rs).memory();
-                        if (request.matches(m)) {
-                            // FTS5's bm25() is lower-is-better; ScoreParts wants higher-is-better.
-                            fusion.lexical(m, ++rank, -rs.getDouble(18));
-                        }
-                    }
+            Lexical lexical = lexicalCandidates(c, match.get(), filter, k);
+            readMemories(c, lexical.seqs(), lexical.count(), rows);
+            int rank = 0;
+            for (int i = 0; i < lexical.count(); i++) {
+                Memory m = rows.get(lexical.seqs()[i]);
+                if (m != null && request.matches(m)) {
+                    // FTS5's bm25() is lower-is-better; ScoreParts wants higher-is-better.
+                    fusion.lexical(m, ++rank, -lexical.bm25()[i]);
                 }
             }
         }
         return Rerank.apply(fusion.ranked(), FtsQuery.terms(request.query()), options.rerank(), request.limit());
     }
 
-    /** The memories using each vector, in storage order; vectors without memories are absent. */
-    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<SegmentedIndex.Hit> vectors)
+    /** The best full-text matches, best first: their rows ({@code memories.seq}) and bm25 scores. */
+    private record Lexical(long[] seqs, double[] bm25, int count) {
+    }
+
+    /**
+     * The {@code k} best full-text matches by bm25, ties to the lower row. They are ranked on the
+     * FTS5 index alone (the row number and the score, a narrow sort); the memories table is
+     * joined only to apply filters, and no memory is read here: the caller reads the winners.
+     * Reading and sorting every match's whole row made this step the bulk of a search once a
+     * query matched tens of thousands of memories (docs/BENCHMARKS.md).
+     */
+    private static Lexical lexicalCandidates(Connection c, String match, Filter filter, int k) throws SQLException {
+        String sql = filter.isEmpty()
+                ? "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?"
+                        + " ORDER BY bm25(memories_fts), rowid LIMIT ?"
+                : "SELECT memories_fts.rowid, bm25(memories_fts) FROM memories_fts"
+                        + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?" + filter.sql()
+                        + " ORDER BY bm25(memories_fts), memories_fts.rowid LIMIT ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            ps.setString(i++, match);
+            i = filter.bind(ps, i);
+            ps.setInt(i, k);
+            long[] seqs = new long[Math.min(k, 1024)];
+            double[] scores = new double[seqs.length];
+            int n = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (n == seqs.length) {
+                        seqs = Arrays.copyOf(seqs, n * 2);
+                        scores = Arrays.copyOf(scores, n * 2);
+                    }
+                    seqs[n] = rs.getLong(1);
+                    scores[n++] = rs.getDouble(2);
+                }
+            }
+            return new Lexical(seqs, scores, n);
+        }
+    }
+
+    /** Reads the memories of the first {@code count} rows ({@code seq}) that {@code rows} lacks into it. */
+    private static void readMemories(Connection c, long[] seqs, int count, Map<Long, Memory> rows)
             throws SQLException {
+        List<Long> missing = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (!rows.containsKey(seqs[i])) {
+                missing.add(seqs[i]);
+            }
+        }
+        for (int from = 0; from < missing.size(); from += IN_LIST_CHUNK) {
+            List<Long> chunk = missing.subList(from, Math.min(from + IN_LIST_CHUNK, missing.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.seq IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?)";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setLong(i + 1, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Rows.StoredMemory m = Rows.memory(rs);
+                        rows.put(m.seq(), m.memory());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The memories using each vector, in storage order; vectors without memories are absent.
+     * Every memory read is also put in {@code rows} by its {@code seq}.
+     */
+    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<SegmentedIndex.Hit> vectors,
+                                                             Map<Long, Memory> rows) throws SQLException {
         Map<Long, List<Memory>> byVector = new HashMap<>();
         for (int from = 0; from < vectors.size(); from += IN_LIST_CHUNK) {
             List<SegmentedIndex.Hit> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
@@ -1044,6 +1108,7 @@ final class SqliteMemoryStore implements MemoryStore {
                     while (rs.next()) {
                         Rows.StoredMemory m = Rows.memory(rs);
                         byVector.computeIfAbsent(m.vectorId(), id -> new ArrayList<>()).add(m.memory());
+                        rows.put(m.seq(), m.memory());
                     }
                 }
             }

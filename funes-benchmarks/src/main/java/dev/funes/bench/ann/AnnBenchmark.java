@@ -36,7 +36,7 @@ public class AnnBenchmark {
     public int size;
 
     /** The engine measured: a name from {@link AnnPeers#NAMES}. */
-    @Param({"exact", "lucene-hnsw", "langchain4j-inmemory", "jvector"})
+    @Param({"exact", "lucene-hnsw", "langchain4j-inmemory", "jvector", "funes-segmented"})
     public String peer;
 
     /** Search beam of the graph peers (candidates per query); the exact peers ignore it. */

@@ -7,7 +7,7 @@ public final class AnnPeers {
 
     /** Every name {@link #create} accepts. */
     public static final List<String> NAMES = List.of(
-            ExactPeer.NAME, LuceneHnswPeer.NAME, LangChain4jPeer.NAME, JVectorPeer.NAME);
+            ExactPeer.NAME, LuceneHnswPeer.NAME, LangChain4jPeer.NAME, JVectorPeer.NAME, SegmentedIndexPeer.NAME);
 
     private AnnPeers() {
     }
@@ -17,12 +17,9 @@ public final class AnnPeers {
      * explored per query, at least {@code k}; a larger one gives a higher recall and fewer
      * queries/s); the exact peers ignore it.
      *
-     * <p>The store's own ANN index is not public yet, so Funes has no peer here beyond
-     * {@link JVectorPeer} (the library and graph settings the store's index uses today). When
-     * {@code dev.funes.store.SegmentedIndex} is public, its peer is one class implementing
-     * {@link AnnPeer} (open in a temporary folder, {@code add(i, vector)} for every row,
-     * {@code seal()} and {@code awaitMerges()} in {@code build}; {@code search(q, k, id -> true)})
-     * plus its name here and in {@link #NAMES}.
+     * <p>Funes's own index is {@link SegmentedIndexPeer} ({@code dev.funes.store.SegmentedIndex});
+     * {@link JVectorPeer} is the library under it, without segments or compression. Another
+     * engine is one class implementing {@link AnnPeer} plus its name here and in {@link #NAMES}.
      *
      * @throws IllegalArgumentException for an unknown name; the message lists the known ones
      */
@@ -32,6 +29,7 @@ public final class AnnPeers {
             case LuceneHnswPeer.NAME -> new LuceneHnswPeer(ef);
             case LangChain4jPeer.NAME -> new LangChain4jPeer();
             case JVectorPeer.NAME -> new JVectorPeer(ef);
+            case SegmentedIndexPeer.NAME -> new SegmentedIndexPeer(ef);
             default -> throw new IllegalArgumentException("unknown ANN peer '" + name + "'; known: " + NAMES);
         };
     }

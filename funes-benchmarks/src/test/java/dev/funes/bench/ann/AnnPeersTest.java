@@ -37,7 +37,8 @@ class AnnPeersTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"exact, 1.0", "langchain4j-inmemory, 0.95", "lucene-hnsw, 0.9", "jvector, 0.9"})
+    @CsvSource({"exact, 1.0", "langchain4j-inmemory, 0.95", "lucene-hnsw, 0.9", "jvector, 0.9",
+        "funes-segmented, 0.9"})
     void peerFindsTheExactNeighbours(String name, double minRecall) throws IOException {
         int[][] found = new int[corpus.queryCount()][];
         try (AnnPeer peer = AnnPeers.create(name, 100)) {
@@ -49,6 +50,22 @@ class AnnPeersTest {
             }
         }
         assertThat(corpus.recall(found)).isGreaterThanOrEqualTo(minRecall);
+    }
+
+    @Test
+    void segmentedPeerChangesItsBeamOnTheSameSegments() throws IOException {
+        try (AnnPeer peer = AnnPeers.create(SegmentedIndexPeer.NAME, 100)) {
+            peer.build(corpus);
+            for (int beam : new int[] {40, 200}) {
+                peer.searchBeam(beam);
+                assertThat(peer.describe()).contains("overquery " + Math.max(1.0, beam / 10.0));
+                int[][] found = new int[corpus.queryCount()][];
+                for (int q = 0; q < found.length; q++) {
+                    found[q] = peer.search(corpus.query(q), VectorCorpus.K);
+                }
+                assertThat(corpus.recall(found)).as("beam " + beam).isGreaterThanOrEqualTo(0.9);
+            }
+        }
     }
 
     @Test
