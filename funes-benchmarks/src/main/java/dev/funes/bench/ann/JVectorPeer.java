@@ -23,40 +23,24 @@ import java.util.List;
  * without the store around it. A search explores {@code ef} candidates (JVector's
  * {@code rerankK}) and returns the best k.
  */
-final class JVectorPeer implements AnnPeer {
+final class JVectorPeer extends GraphPeer {
 
     static final String NAME = "jvector";
 
     private static final VectorTypeSupport VECTORS = VectorizationProvider.getInstance().getVectorTypeSupport();
 
-    private int ef;
     private ListRandomAccessVectorValues values;
     private GraphIndexBuilder builder;
     private ImmutableGraphIndex graph;
     private GraphSearcher searcher;
 
     JVectorPeer(int ef) {
-        this.ef = ef;
+        super(NAME, ef);
     }
 
     /** The JVector vectorization provider this JVM runs (SIMD or not). */
     static String provider() {
         return VectorizationProvider.getInstance().getClass().getSimpleName();
-    }
-
-    @Override
-    public boolean approximate() {
-        return true;
-    }
-
-    @Override
-    public void searchBeam(int ef) {
-        this.ef = ef;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     @Override

@@ -27,12 +27,11 @@ import org.apache.lucene.util.Version;
  * (M 16, beam width 100), in a temporary {@code FSDirectory}, merged to one segment. A search
  * asks {@code KnnFloatVectorQuery} for {@code ef} neighbours (its search beam) and keeps the best k.
  */
-final class LuceneHnswPeer implements AnnPeer {
+final class LuceneHnswPeer extends GraphPeer {
 
     static final String NAME = "lucene-hnsw";
     private static final String FIELD = "v";
 
-    private int ef;
     private Path dir;
     private FSDirectory directory;
     private DirectoryReader reader;
@@ -40,22 +39,7 @@ final class LuceneHnswPeer implements AnnPeer {
     private int[] idOfDoc;
 
     LuceneHnswPeer(int ef) {
-        this.ef = ef;
-    }
-
-    @Override
-    public boolean approximate() {
-        return true;
-    }
-
-    @Override
-    public void searchBeam(int ef) {
-        this.ef = ef;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, ef);
     }
 
     @Override

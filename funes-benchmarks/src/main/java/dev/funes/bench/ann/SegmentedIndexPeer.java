@@ -17,23 +17,17 @@ import java.util.stream.Stream;
  * search beam {@code ef} is the index's per-segment candidates, {@code overquery = ef / k}; the
  * store itself searches with overquery 4 (for its k of 100 candidates).
  */
-final class SegmentedIndexPeer implements AnnPeer {
+final class SegmentedIndexPeer extends GraphPeer {
 
     static final String NAME = "funes-segmented";
 
-    private int ef;
     private Path dir;
     private int dimension;
     private SegmentedIndex index;
     private int openEf;
 
     SegmentedIndexPeer(int ef) {
-        this.ef = ef;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, ef);
     }
 
     @Override
@@ -56,16 +50,6 @@ final class SegmentedIndexPeer implements AnnPeer {
 
     private SegmentedIndex.Options options() {
         return SegmentedIndex.Options.defaults().withOverquery(Math.max(1.0, ef / (double) VectorCorpus.K));
-    }
-
-    @Override
-    public boolean approximate() {
-        return true;
-    }
-
-    @Override
-    public void searchBeam(int ef) {
-        this.ef = ef;
     }
 
     @Override
