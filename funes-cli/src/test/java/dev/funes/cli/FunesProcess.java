@@ -56,12 +56,46 @@ final class FunesProcess implements AutoCloseable {
 
     /** Starts {@code main} of the test classpath with {@code args} and the given maximum heap. */
     static FunesProcess startMain(Class<?> main, String maxHeap, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
+        return new FunesProcess(command(main, maxHeap, args));
+    }
+
+    /**
+     * The command that runs {@code main} of the test classpath: {@code java ...}, started through
+     * {@code env --default-signal=INT} where the system's {@code env} has that option (GNU
+     * coreutils 8.31 and later). A build started in the background of a non-interactive shell
+     * ({@code mvn verify &}, as scripts and concurrent builds do) inherits SIGINT as ignored, and
+     * so does every process it starts; a JVM that starts with SIGINT ignored installs no handler
+     * for it, so {@code kill -INT} (Ctrl-C) would do nothing and a test waiting for
+     * {@code funes watch} to stop would wait out its patience. {@code env} execs the JVM, so the
+     * process's pid is the JVM's.
+     */
+    static List<String> command(Class<?> main, String maxHeap, String... args) {
+        List<String> command = new ArrayList<>();
+        if (DEFAULT_INTERRUPT) {
+            command.addAll(List.of("env", "--default-signal=INT"));
+        }
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", testClasspath(), main.getName()));
         command.addAll(List.of(args));
-        return new FunesProcess(command);
+        return command;
+    }
+
+    /** Whether {@code env --default-signal=INT} works here. */
+    static final boolean DEFAULT_INTERRUPT = envRestoresSignals();
+
+    private static boolean envRestoresSignals() {
+        try {
+            Process p = new ProcessBuilder("env", "--default-signal=INT", "true")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Runs {@code funes ARGS} to its end (at most {@code patience}) with stdin closed. */
