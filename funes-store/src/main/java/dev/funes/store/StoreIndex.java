@@ -133,7 +133,12 @@ final class StoreIndex implements AutoCloseable {
         return outcome;
     }
 
-    /** Records vectors this process just committed (catching up first when others committed in between). */
+    /**
+     * Records vectors this process just committed (catching up first when others committed in
+     * between). A batch of at least a memtable's worth, in the process that maintains the index,
+     * is built into a segment of its own with JVector's parallel builder (both cores) instead of
+     * being inserted into the memtable's graph one vector at a time.
+     */
     void added(List<SegmentedIndex.Entry> entries, Connection db) throws SQLException {
         if (entries.isEmpty()) {
             return;
@@ -141,6 +146,15 @@ final class StoreIndex implements AutoCloseable {
         long first = entries.stream().mapToLong(SegmentedIndex.Entry::id).min().orElseThrow();
         if (first > index.maxKnownId() + 1 || index.maxKnownId() == Long.MIN_VALUE) {
             catchUp(db);
+        }
+        if (entries.size() >= index.options().memtableLimit() && index.maintainer()) {
+            try {
+                index.addSegment(entries);
+                return;
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot write a segment of the index {} ({}); keeping the vectors in memory", index.dir(),
+                        e.toString());
+            }
         }
         index.addMissing(entries);
     }

@@ -353,6 +353,25 @@ class FunesStoreTest {
     }
 
     @Test
+    void aBatchOfAMemtableOrMoreIsBuiltIntoASegmentOfItsOwn(@TempDir Path dir) {
+        List<Memory> all = corpus.all();
+        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().freshLimit(5).build())) {
+            store.addAll(all.subList(0, 4)); // under the limit: the memtable
+            assertThat(store.toString()).contains("memtable 4").doesNotContain("seg-");
+            int rest = all.size() - 4;
+            store.addAll(all.subList(4, all.size())); // one batch over the limit: its own segment, at once
+            assertThat(store.toString()).contains("seg-1.ann[" + rest + "]").contains("memtable 4");
+            for (Memory m : all) {
+                assertThat(store.search(SearchRequest.of(m.text())).get(0).memory()).isEqualTo(m);
+            }
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+            assertThat(FunesStore.openReport(store).graphVectors()).isEqualTo(all.size());
+        }
+    }
+
+    @Test
     void twoStoresOnOneDirectorySeeEachOthersWrites(@TempDir Path dir) {
         Memory oom = corpus.get("oom-killed");
         Memory tls = corpus.get("tls-port");
