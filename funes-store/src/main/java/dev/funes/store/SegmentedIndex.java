@@ -461,6 +461,9 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /**
      * Adds vectors, {@code unitVectors[i]} under {@code ids[i]}; all or (on a bad argument) none.
+     * In the maintaining instance, a call of at least {@link Options#memtableLimit()} vectors is
+     * built straight into a segment of its own with JVector's parallel builder (searchable when
+     * this returns); smaller ones go to the memtable.
      *
      * @throws IllegalArgumentException if an id is present, repeated or was deleted, or a vector
      *                                  is of the wrong dimension or not finite
@@ -485,7 +488,23 @@ public final class SegmentedIndex implements AutoCloseable {
                     throw new IllegalArgumentException("id " + e.id() + " is already in the index or was deleted");
                 }
             }
-            addLocked(entries);
+            if (entries.size() < options.memtableLimit() || lock == null) {
+                addLocked(entries);
+                entries = null;
+            }
+        }
+        if (entries != null) {
+            try {
+                addSegment(entries);
+                return;
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot write a segment of {} vectors to the index {} ({}); adding them to the memtable",
+                        entries.size(), dir, e.toString());
+                synchronized (mutex) {
+                    ensureOpen();
+                    addLocked(entries.stream().filter(x -> !presentLocked(x.id())).toList());
+                }
+            }
         }
         afterAdd();
     }

@@ -157,6 +157,33 @@ class SegmentedIndexTest {
     // ------------------------------------------------------------ correctness against exact search
 
     @Test
+    void aLargeAddAllIsBuiltIntoASegmentAtOnce(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            long[] ids = new long[120];
+            float[][] vs = new float[ids.length][];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = i + 1;
+                vs[i] = vector(ids[i]);
+                live.add(ids[i]);
+            }
+            index.addAll(ids, vs); // 120 >= the memtable's 50: one segment, no memtable
+            assertThat(index.stats().memtableVectors()).isZero();
+            assertThat(index.stats().segments()).extracting(SegmentedIndex.SegmentStats::vectors).containsExactly(120);
+            index.addAll(new long[] {121, 122}, new float[][] {vector(121), vector(122)}); // small: the memtable
+            live.add(121L);
+            live.add(122L);
+            assertThat(index.stats().memtableVectors()).isEqualTo(2);
+            assertThatThrownBy(() -> index.addAll(ids, vs)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.97);
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            assertThat(index.stats().segmentVectors()).isEqualTo(122);
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.97);
+        }
+    }
+
+    @Test
     void sealMergeAndDeleteKeepResultsEqualToExactSearch(@TempDir Path dir) throws IOException {
         Set<Long> live = new LinkedHashSet<>();
         Set<Long> deleted = new HashSet<>();
