@@ -153,6 +153,11 @@ public final class SegmentedIndex implements AutoCloseable {
             return new Options(memtableLimit, pqThreshold, maxDegree, beamWidth, factor, mergeFanIn);
         }
 
+        /** These options with another graph degree (JVector's M), and a beam width of at least that. */
+        public Options withMaxDegree(int degree) {
+            return new Options(memtableLimit, pqThreshold, degree, Math.max(beamWidth, degree), overquery, mergeFanIn);
+        }
+
         /** These options with another merge fan-in. */
         public Options withMergeFanIn(int fanIn) {
             return new Options(memtableLimit, pqThreshold, maxDegree, beamWidth, overquery, fanIn);

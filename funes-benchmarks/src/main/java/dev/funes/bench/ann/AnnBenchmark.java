@@ -43,6 +43,10 @@ public class AnnBenchmark {
     @Param("100")
     public int ef;
 
+    /** Graph degree of {@code funes-segmented}; 0 (default) keeps the store's default. */
+    @Param("0")
+    public int degree;
+
     /** {@code full} (the cached real corpus) or {@code smoke} (a few fixture files, for CI). */
     @Param("full")
     public String source;
@@ -72,7 +76,7 @@ public class AnnBenchmark {
         for (int q = 0; q < queryVectors.length; q++) {
             queryVectors[q] = corpus.query(q);
         }
-        engine = AnnPeers.create(peer, ef);
+        engine = AnnPeers.create(peer, ef, degree);
         long t0 = System.nanoTime();
         engine.build(corpus);
         double buildSeconds = (System.nanoTime() - t0) / 1e9;

@@ -15,7 +15,8 @@ public final class AnnPeers {
     /**
      * A new, empty peer. {@code ef} is the search beam of the graph peers (candidates
      * explored per query, at least {@code k}; a larger one gives a higher recall and fewer
-     * queries/s); the exact peers ignore it.
+     * queries/s); the exact peers ignore it. {@code degree} is the graph degree of Funes's
+     * index (0 for the store's default); the other peers keep their own.
      *
      * <p>Funes's own index is {@link SegmentedIndexPeer} ({@code dev.funes.store.SegmentedIndex});
      * {@link JVectorPeer} is the library under it, without segments or compression. Another
@@ -23,13 +24,13 @@ public final class AnnPeers {
      *
      * @throws IllegalArgumentException for an unknown name; the message lists the known ones
      */
-    public static AnnPeer create(String name, int ef) {
+    public static AnnPeer create(String name, int ef, int degree) {
         return switch (name) {
             case ExactPeer.NAME -> new ExactPeer();
             case LuceneHnswPeer.NAME -> new LuceneHnswPeer(ef);
             case LangChain4jPeer.NAME -> new LangChain4jPeer();
             case JVectorPeer.NAME -> new JVectorPeer(ef);
-            case SegmentedIndexPeer.NAME -> new SegmentedIndexPeer(ef);
+            case SegmentedIndexPeer.NAME -> new SegmentedIndexPeer(ef, degree);
             default -> throw new IllegalArgumentException("unknown ANN peer '" + name + "'; known: " + NAMES);
         };
     }

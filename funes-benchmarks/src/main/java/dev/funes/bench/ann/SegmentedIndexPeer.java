@@ -29,8 +29,12 @@ final class SegmentedIndexPeer extends GraphPeer {
     private SegmentedIndex index;
     private int openEf;
 
-    SegmentedIndexPeer(int ef) {
+    private final int degree;
+
+    /** @param degree the graphs' degree, 0 for the store's default */
+    SegmentedIndexPeer(int ef, int degree) {
         super(NAME, ef);
+        this.degree = degree;
     }
 
     @Override
@@ -52,7 +56,11 @@ final class SegmentedIndexPeer extends GraphPeer {
     }
 
     private SegmentedIndex.Options options() {
-        return SegmentedIndex.Options.defaults().withOverquery(Math.max(1.0, ef / (double) VectorCorpus.K));
+        SegmentedIndex.Options o = SegmentedIndex.Options.defaults();
+        if (degree > 0) {
+            o = o.withMaxDegree(degree);
+        }
+        return o.withOverquery(Math.max(1.0, ef / (double) VectorCorpus.K));
     }
 
     @Override

@@ -41,7 +41,7 @@ class AnnPeersTest {
         "funes-segmented, 0.9"})
     void peerFindsTheExactNeighbours(String name, double minRecall) throws IOException {
         int[][] found = new int[corpus.queryCount()][];
-        try (AnnPeer peer = AnnPeers.create(name, 100)) {
+        try (AnnPeer peer = AnnPeers.create(name, 100, 0)) {
             assertThat(peer.name()).isEqualTo(name);
             peer.build(corpus);
             for (int q = 0; q < found.length; q++) {
@@ -54,7 +54,7 @@ class AnnPeersTest {
 
     @Test
     void segmentedPeerChangesItsBeamOnTheSameSegments() throws IOException {
-        try (AnnPeer peer = AnnPeers.create(SegmentedIndexPeer.NAME, 100)) {
+        try (AnnPeer peer = AnnPeers.create(SegmentedIndexPeer.NAME, 100, 0)) {
             peer.build(corpus);
             for (int beam : new int[] {40, 200}) {
                 peer.searchBeam(beam);
@@ -70,7 +70,7 @@ class AnnPeersTest {
 
     @Test
     void unknownPeerIsNamedWithTheKnownOnes() {
-        assertThatThrownBy(() -> AnnPeers.create("faiss", 100))
+        assertThatThrownBy(() -> AnnPeers.create("faiss", 100, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("faiss").hasMessageContaining("lucene-hnsw");
     }
