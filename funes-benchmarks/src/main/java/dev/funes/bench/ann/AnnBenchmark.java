@@ -5,6 +5,7 @@ import dev.funes.bench.corpus.VectorCorpus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,14 @@ public class AnnBenchmark {
     @Param("0")
     public int degree;
 
+    /**
+     * Whether graph peers keep their index in the corpus cache ({@code ann-index-<peer>-...}) and
+     * reuse it in later runs with the same corpus, peer and degree instead of building it again
+     * (for 1M vectors, where a build takes far longer than the measurement).
+     */
+    @Param("false")
+    public boolean keep;
+
     /** {@code full} (the cached real corpus) or {@code smoke} (a few fixture files, for CI). */
     @Param("full")
     public String source;
@@ -59,6 +68,8 @@ public class AnnBenchmark {
     @Param("42")
     public long seed;
 
+    /** The file a kept index gets once it is complete. */
+    private static final String BUILT = "funes-bench-built";
     /** Search beams of the recall curve printed for graph peers. */
     private static final int[] CURVE = {10, 20, 40, 100, 200};
 
@@ -77,9 +88,20 @@ public class AnnBenchmark {
             queryVectors[q] = corpus.query(q);
         }
         engine = AnnPeers.create(peer, ef, degree);
+        Path keptDir = BuildCorpus.cacheDir().resolve(String.format(Locale.ROOT, "ann-index-%s-%s-n%d-s%d%s", peer,
+                source, size, seed, degree > 0 ? "-d" + degree : ""));
+        Path built = keptDir.resolve(BUILT);
+        boolean reused = keep && Files.exists(built);
+        boolean kept = keep && engine.keepIn(keptDir, reused);
         long t0 = System.nanoTime();
         engine.build(corpus);
         double buildSeconds = (System.nanoTime() - t0) / 1e9;
+        if (kept && !reused) {
+            Files.writeString(built, String.format(Locale.ROOT, "built in %.1f s, java %s%n", buildSeconds,
+                    System.getProperty("java.version")));
+        }
+        String buildNote = reused ? "reused(" + Files.readString(built).strip() + ")" : String.format(Locale.ROOT,
+                "%.1fs", buildSeconds);
         int[][] found = new int[queryVectors.length][];
         long t1 = System.nanoTime();
         for (int q = 0; q < found.length; q++) {
@@ -87,9 +109,9 @@ public class AnnBenchmark {
         }
         double searchSeconds = (System.nanoTime() - t1) / 1e9;
         String line = String.format(Locale.ROOT,
-                "ann-recall peer=%s ef=%d size=%d source=%s queries=%d seed=%d recall@10=%.4f build=%.1fs"
+                "ann-recall peer=%s ef=%d size=%d source=%s queries=%d seed=%d recall@10=%.4f build=%s"
                         + " first-pass=%.1f q/s java=%s jvector-provider=%s | %s",
-                peer, ef, corpus.size(), source, found.length, seed, corpus.recall(found), buildSeconds,
+                peer, ef, corpus.size(), source, found.length, seed, corpus.recall(found), buildNote,
                 found.length / searchSeconds, System.getProperty("java.version"), JVectorPeer.provider(),
                 engine.describe());
         System.out.println();

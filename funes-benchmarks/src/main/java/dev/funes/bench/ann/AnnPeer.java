@@ -2,6 +2,7 @@ package dev.funes.bench.ann;
 
 import dev.funes.bench.corpus.VectorCorpus;
 import java.io.IOException;
+import java.nio.file.Path;
 
 /**
  * One approximate (or exact) nearest-neighbour search engine measured by {@link AnnBenchmark}:
@@ -23,6 +24,18 @@ public interface AnnPeer extends AutoCloseable {
      * @throws IOException if the engine's files cannot be written
      */
     void build(VectorCorpus corpus) throws IOException;
+
+    /**
+     * Asks the peer to keep its index in {@code dir} instead of a temporary folder, and not to
+     * delete it on close; with {@code reuse}, the index already there (built by an earlier run on
+     * the same corpus) is opened instead of being built again. Called before {@link #build}; peers
+     * without files on disk ignore it (the default).
+     *
+     * @return whether the peer keeps its index there
+     */
+    default boolean keepIn(Path dir, boolean reuse) {
+        return false;
+    }
 
     /** Whether this peer is approximate, with a search beam to trade recall for speed. */
     default boolean approximate() {

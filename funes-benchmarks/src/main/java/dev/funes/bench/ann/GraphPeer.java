@@ -1,5 +1,11 @@
 package dev.funes.bench.ann;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
 /**
  * What the approximate (graph) peers share: a name, and a search beam {@link #ef} that the
  * benchmark may change between measurements ({@link #searchBeam}).
@@ -9,6 +15,10 @@ abstract class GraphPeer implements AnnPeer {
     private final String name;
     /** Candidates a search explores; the peer keeps the best k of them. */
     protected int ef;
+    /** Where the index is kept across runs ({@link #keepIn}), or {@code null} for a temporary folder. */
+    protected Path kept;
+    /** Whether {@link #kept} holds a complete index to open rather than build. */
+    protected boolean reuse;
 
     GraphPeer(String name, int ef) {
         this.name = name;
@@ -23,6 +33,33 @@ abstract class GraphPeer implements AnnPeer {
     @Override
     public final boolean approximate() {
         return true;
+    }
+
+    /** Removes {@code dir} and everything in it, unless it is the kept index. */
+    protected final void deleteUnlessKept(Path dir) throws IOException {
+        if (dir == null || dir.equals(kept) || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** A folder for the index: the kept one (emptied unless reused), else a new temporary one. */
+    protected final Path indexDir(String prefix) throws IOException {
+        if (kept == null) {
+            return Files.createTempDirectory(prefix);
+        }
+        if (!reuse) {
+            Path k = kept;
+            kept = null;
+            deleteUnlessKept(k);
+            kept = k;
+        }
+        Files.createDirectories(kept);
+        return kept;
     }
 
     @Override

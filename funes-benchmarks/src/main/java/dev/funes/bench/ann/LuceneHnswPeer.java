@@ -3,10 +3,7 @@ package dev.funes.bench.ann;
 import dev.funes.bench.corpus.VectorCorpus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
@@ -49,9 +46,29 @@ final class LuceneHnswPeer extends GraphPeer {
     }
 
     @Override
+    public boolean keepIn(Path dir, boolean reuse) {
+        this.kept = dir;
+        this.reuse = reuse;
+        return true;
+    }
+
+    @Override
     public void build(VectorCorpus corpus) throws IOException {
-        dir = Files.createTempDirectory("funes-ann-lucene-");
+        dir = indexDir("funes-ann-lucene-");
         directory = FSDirectory.open(dir);
+        if (!reuse) {
+            write(corpus);
+        }
+        reader = DirectoryReader.open(directory);
+        searcher = new IndexSearcher(reader);
+        idOfDoc = new int[reader.maxDoc()];
+        StoredFields stored = reader.storedFields();
+        for (int doc = 0; doc < idOfDoc.length; doc++) {
+            idOfDoc[doc] = stored.document(doc).getField("id").numericValue().intValue();
+        }
+    }
+
+    private void write(VectorCorpus corpus) throws IOException {
         IndexWriterConfig config = new IndexWriterConfig().setOpenMode(IndexWriterConfig.OpenMode.CREATE)
                 .setRAMBufferSizeMB(1024);
         try (IndexWriter writer = new IndexWriter(directory, config)) {
@@ -63,13 +80,6 @@ final class LuceneHnswPeer extends GraphPeer {
             }
             writer.forceMerge(1);
             writer.commit();
-        }
-        reader = DirectoryReader.open(directory);
-        searcher = new IndexSearcher(reader);
-        idOfDoc = new int[reader.maxDoc()];
-        StoredFields stored = reader.storedFields();
-        for (int doc = 0; doc < idOfDoc.length; doc++) {
-            idOfDoc[doc] = stored.document(doc).getField("id").numericValue().intValue();
         }
     }
 
@@ -96,12 +106,6 @@ final class LuceneHnswPeer extends GraphPeer {
         if (directory != null) {
             directory.close();
         }
-        if (dir != null) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        deleteUnlessKept(dir);
     }
 }

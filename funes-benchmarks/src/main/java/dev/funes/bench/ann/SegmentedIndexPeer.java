@@ -3,11 +3,8 @@ package dev.funes.bench.ann;
 import dev.funes.bench.corpus.VectorCorpus;
 import dev.funes.store.SegmentedIndex;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Funes's own dense index, {@link SegmentedIndex}, with the store's default options (memtable of
@@ -64,11 +61,21 @@ final class SegmentedIndexPeer extends GraphPeer {
     }
 
     @Override
+    public boolean keepIn(Path dir, boolean reuse) {
+        this.kept = dir;
+        this.reuse = reuse;
+        return true;
+    }
+
+    @Override
     public void build(VectorCorpus corpus) throws IOException {
-        dir = Files.createTempDirectory("funes-ann-segmented-");
+        dir = indexDir("funes-ann-segmented-");
         dimension = corpus.dimension();
         index = SegmentedIndex.open(dir, dimension, options());
         openEf = ef;
+        if (reuse) {
+            return;
+        }
         for (int from = 0; from < corpus.size(); from += BATCH) {
             int to = Math.min(corpus.size(), from + BATCH);
             long[] ids = new long[to - from];
@@ -108,12 +115,6 @@ final class SegmentedIndexPeer extends GraphPeer {
         if (index != null) {
             index.close();
         }
-        if (dir != null) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        deleteUnlessKept(dir);
     }
 }

@@ -68,6 +68,34 @@ class AnnPeersTest {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource({"lucene-hnsw", "funes-segmented"})
+    void aKeptIndexOutlivesItsPeerAndIsReusedWithTheSameAnswers(String name, @TempDir Path tmp) throws IOException {
+        Path dir = tmp.resolve("kept");
+        int[][] first = new int[corpus.queryCount()][];
+        try (AnnPeer peer = AnnPeers.create(name, 100, 0)) {
+            assertThat(peer.keepIn(dir, false)).isTrue();
+            peer.build(corpus);
+            for (int q = 0; q < first.length; q++) {
+                first[q] = peer.search(corpus.query(q), VectorCorpus.K);
+            }
+        }
+        assertThat(dir.toFile().list()).isNotEmpty();
+        try (AnnPeer peer = AnnPeers.create(name, 100, 0)) {
+            peer.keepIn(dir, true);
+            peer.build(corpus); // opens what is there
+            for (int q = 0; q < first.length; q++) {
+                assertThat(peer.search(corpus.query(q), VectorCorpus.K)).as("query %d", q).isEqualTo(first[q]);
+            }
+        }
+        assertThat(dir.toFile().list()).isNotEmpty();
+        try (AnnPeer peer = AnnPeers.create(name, 100, 0)) {
+            peer.keepIn(dir, false); // not reused: built again from scratch in the same folder
+            peer.build(corpus);
+            assertThat(peer.search(corpus.query(0), VectorCorpus.K)).hasSize(VectorCorpus.K);
+        }
+    }
+
     @Test
     void unknownPeerIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> AnnPeers.create("faiss", 100, 0))
