@@ -999,7 +999,7 @@ final class SqliteMemoryStore implements MemoryStore {
         // state of the database) on another thread, while this one, which leaves the connection
         // alone meanwhile, embeds the query and searches the dense index (no SQL).
         Future<Lexical> pending = dense && !terms.isEmpty() && overlapLexical
-                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k)) : null;
+                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k, options.lexicalBudget())) : null;
         List<SegmentedIndex.Hit> denseHits;
         try {
             denseHits = dense ? denseCandidates(request, allowed, k) : List.of();
@@ -1041,7 +1041,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
         if (!terms.isEmpty()) {
             if (lexical == null) {
-                lexical = lexicalCandidates(c, terms, filter, k);
+                lexical = lexicalCandidates(c, terms, filter, k, options.lexicalBudget());
             }
             readMemories(c, lexical.seqs(), lexical.count(), rows);
             int rank = 0;
@@ -1095,15 +1095,29 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /**
-     * The {@code k} best full-text matches by bm25, ties to the lower row. They are ranked on the
+     * What the lexical step of a search for {@code query} searches for under the store's
+     * {@linkplain StoreOptions#lexicalBudget() postings budget}: the terms kept and dropped, with
+     * their counts. For tests and probes.
+     */
+    PostingsBudget.Plan lexicalPlan(String query) {
+        List<String> terms = FtsQuery.terms(query);
+        if (terms.isEmpty()) {
+            return new PostingsBudget.Plan(List.of(), List.of(), new long[0]);
+        }
+        return read("plan a lexical query", c -> PostingsBudget.plan(c, terms, options.lexicalBudget()));
+    }
+
+    /**
+     * The {@code k} best full-text matches by bm25, ties to the lower row, for the query's terms
+     * that fit the postings budget ({@link PostingsBudget}). They are ranked on the
      * FTS5 index alone (the row number and the score, a narrow sort); the memories table is
      * joined only to apply filters, and no memory is read here: the caller reads the winners.
      * Reading and sorting every match's whole row made this step the bulk of a search once a
      * query matched tens of thousands of memories (docs/BENCHMARKS.md).
      */
-    private static Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k)
+    private static Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k, long budget)
             throws SQLException {
-        String match = FtsQuery.match(terms);
+        String match = FtsQuery.match(PostingsBudget.plan(c, terms, budget).kept());
         String sql = filter.isEmpty()
                 ? "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?"
                         + " ORDER BY bm25(memories_fts), rowid LIMIT ?"
