@@ -51,7 +51,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
 
     /** The default {@linkplain #lexicalBudget() postings budget} of the full-text step of a search. */
-    public static final long DEFAULT_LEXICAL_BUDGET = 50_000;
+    public static final long DEFAULT_LEXICAL_BUDGET = 20_000;
 
     /** Validates the values. */
     public StoreOptions {
