@@ -9,6 +9,7 @@ import dev.funes.bench.corpus.VectorCorpus;
 import dev.funes.embed.BundledModel;
 import dev.funes.embed.Embedders;
 import dev.funes.store.FunesStore;
+import dev.funes.store.StoreOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,6 +58,13 @@ public class StoreSearchBenchmark {
     @Param("10")
     public int limit;
 
+    /**
+     * The store's postings budget for the full-text step ({@code StoreOptions.lexicalBudget}):
+     * -1 for the default, 0 for none.
+     */
+    @Param("-1")
+    public long lexicalBudget;
+
     private Embedder embedder;
     private MemoryStore store;
     private VectorCorpus corpus;
@@ -69,7 +77,11 @@ public class StoreSearchBenchmark {
                 System.out);
         embedder = Embedders.bundled(BundledModel.DEFAULT);
         Path dir = StoreCorpus.ensure(corpus, storeDir(source, size, seed), embedder, batch(size), System.out);
-        store = FunesStore.open(dir, embedder);
+        StoreOptions.Builder options = StoreOptions.builder();
+        if (lexicalBudget >= 0) {
+            options.lexicalBudget(lexicalBudget);
+        }
+        store = FunesStore.open(dir, embedder, options.build());
         System.out.println();
         System.out.println("store-open " + FunesStore.openReport(store).summary());
     }

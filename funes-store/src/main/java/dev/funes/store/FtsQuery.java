@@ -1,5 +1,6 @@
 package dev.funes.store;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -34,11 +35,22 @@ final class FtsQuery {
     }
 
     /**
-     * The MATCH expression for the text, or empty when it has no word (only punctuation, say).
-     * Words are split like FTS5's unicode61 tokenizer splits them: runs of letters, digits and
-     * combining marks; the identifier terms of the text follow them.
+     * The MATCH expression for the text, or empty when it has no word (only punctuation, say):
+     * {@link #match} of its {@link #terms}.
      */
     static Optional<String> of(String text) {
+        List<String> terms = terms(text);
+        return terms.isEmpty() ? Optional.empty() : Optional.of(match(terms));
+    }
+
+    /**
+     * The words and identifier terms a lexical query searches for, at most {@link #MAX_TERMS},
+     * lower case, each once, in order: the words first, split like FTS5's unicode61 tokenizer
+     * splits them (runs of letters, digits and combining marks), then the identifier terms of the
+     * text ({@link Terms}); stop words are left out unless there is nothing else. Empty when the
+     * text has no word. Also what the rerank stage measures proximity with.
+     */
+    static List<String> terms(String text) {
         Set<String> words = new LinkedHashSet<>();
         StringBuilder word = new StringBuilder();
         for (int i = 0; i < text.length(); ) {
@@ -64,24 +76,24 @@ final class FtsQuery {
         if (terms.isEmpty()) {
             terms = words; // only stop words: search for them rather than for nothing
         }
-        if (terms.isEmpty()) {
-            return Optional.empty();
-        }
-        StringBuilder match = new StringBuilder();
-        int n = 0;
+        List<String> list = new ArrayList<>(Math.min(terms.size(), MAX_TERMS));
         for (String term : terms) {
-            if (n++ == MAX_TERMS) {
+            if (list.size() == MAX_TERMS) {
                 break;
             }
+            list.add(term);
+        }
+        return list;
+    }
+
+    /** The MATCH expression for terms of {@link #terms}: each quoted as a string, joined with OR. */
+    static String match(List<String> terms) {
+        StringBuilder match = new StringBuilder();
+        for (String term : terms) {
             // A word holds no '"', so wrapping it in quotes makes an FTS5 string with nothing to escape.
             match.append(match.length() == 0 ? "" : " OR ").append('"').append(term).append('"');
         }
-        return Optional.of(match.toString());
-    }
-
-    /** The query's words and identifier terms as {@link #of} searches for them, for proximity scoring. */
-    static List<String> terms(String text) {
-        return of(text).map(m -> List.of(m.replace("\"", "").split(" OR "))).orElse(List.of());
+        return match.toString();
     }
 
     private static boolean isWordChar(int cp) {

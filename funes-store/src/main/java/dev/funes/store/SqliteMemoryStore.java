@@ -45,6 +45,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -90,6 +92,8 @@ final class SqliteMemoryStore implements MemoryStore {
     private final List<Connection> readConnections;
     private final BlockingQueue<Connection> idleReaders;
     private StoreIndex ann;
+    private final SearchThreads searchThreads;
+    private volatile boolean overlapLexical = true;
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private volatile boolean closed;
     private OpenReport openReport;
@@ -106,6 +110,7 @@ final class SqliteMemoryStore implements MemoryStore {
         this.readConnections = readConnections;
         this.idleReaders = new ArrayBlockingQueue<>(readConnections.size(), false, readConnections);
         this.fileLock = fileLock;
+        this.searchThreads = new SearchThreads(readConnections.size());
     }
 
     /** Opens or creates the store in {@code dir}; see {@link FunesStore#open(Path, Embedder, StoreOptions)}. */
@@ -961,15 +966,9 @@ final class SqliteMemoryStore implements MemoryStore {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
-            boolean dense = request.retrieval() != Retrieval.LEXICAL;
-            float[] query = dense ? embedder.embedQuery(request.query()) : new float[dimension];
-            if (query == null || query.length != dimension) {
-                throw new EmbeddingException("the embedder " + modelId + " returned a query vector of length "
-                        + (query == null ? 0 : query.length) + ", expected " + dimension);
-            }
             int k = Math.max(options.candidates(), 10 * request.limit());
             try {
-                return readOpen("search", c -> search(c, request, query, k));
+                return readOpen("search", c -> search(c, request, k));
             } catch (UncheckedIOException e) {
                 throw new StoreException("cannot read the ANN index of " + dir + " (" + e.getCause()
                         + "): close the store and open it again to rebuild the index from SQLite", e);
@@ -979,20 +978,54 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private List<SearchHit> search(Connection c, SearchRequest request, float[] query, int k) throws SQLException {
+    /**
+     * Whether a hybrid search ranks its full-text candidates on a {@link SearchThreads} thread
+     * while the caller embeds the query and searches the dense index (the default), or does one
+     * after the other; the results are the same. For tests.
+     */
+    void overlapLexical(boolean overlap) {
+        this.overlapLexical = overlap;
+    }
+
+    private List<SearchHit> search(Connection c, SearchRequest request, int k) throws SQLException {
         ann.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
         Filter filter = Filter.of(request);
-        VectorIdSet allowed = filter.isEmpty() ? null : allowedVectors(c, filter);
-        Fusion fusion = new Fusion(options.fusion(), request.retrieval());
+        boolean dense = request.retrieval() != Retrieval.LEXICAL;
+        VectorIdSet allowed = !dense || filter.isEmpty() ? null : allowedVectors(c, filter);
+        List<String> queryTerms = FtsQuery.terms(request.query()); // also for the rerank stage's proximity
+        List<String> terms = request.retrieval() == Retrieval.DENSE ? List.of() : queryTerms;
 
+        // The full-text ranking reads through this search's connection (one read transaction, one
+        // state of the database) on another thread, while this one, which leaves the connection
+        // alone meanwhile, embeds the query and searches the dense index (no SQL).
+        Future<Lexical> pending = dense && !terms.isEmpty() && overlapLexical
+                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k, options.lexicalBudget())) : null;
+        List<SegmentedIndex.Hit> denseHits;
+        try {
+            denseHits = dense ? denseCandidates(request, allowed, k) : List.of();
+        } catch (RuntimeException e) {
+            if (pending != null) {
+                try {
+                    SearchThreads.await(pending); // the connection goes back to the pool after the task
+                } catch (ExecutionException suppressed) {
+                    e.addSuppressed(suppressed.getCause());
+                }
+            }
+            throw e;
+        }
+
+        Fusion fusion = new Fusion(options.fusion(), request.retrieval());
         // Rows read for this search, by seq: a memory that is both a dense and a lexical candidate
         // is read once.
         Map<Long, Memory> rows = new HashMap<>();
-        if (request.retrieval() != Retrieval.LEXICAL && (allowed == null || allowed.size() > 0)) {
-            List<SegmentedIndex.Hit> dense = ann.search(query, k, allowed);
-            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, dense, rows);
+        Lexical lexical = null;
+        if (pending != null) {
+            lexical = awaitLexical(pending);
+        }
+        if (!denseHits.isEmpty()) {
+            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, denseHits, rows);
             int rank = 0;
-            for (SegmentedIndex.Hit hit : dense) {
+            for (SegmentedIndex.Hit hit : denseHits) {
                 boolean any = false;
                 for (Memory m : byVector.getOrDefault(hit.id(), List.of())) {
                     if (request.matches(m)) {
@@ -1006,9 +1039,10 @@ final class SqliteMemoryStore implements MemoryStore {
             }
         }
 
-        Optional<String> match = request.retrieval() == Retrieval.DENSE ? Optional.empty() : FtsQuery.of(request.query());
-        if (match.isPresent()) {
-            Lexical lexical = lexicalCandidates(c, match.get(), filter, k);
+        if (!terms.isEmpty()) {
+            if (lexical == null) {
+                lexical = lexicalCandidates(c, terms, filter, k, options.lexicalBudget());
+            }
             readMemories(c, lexical.seqs(), lexical.count(), rows);
             int rank = 0;
             for (int i = 0; i < lexical.count(); i++) {
@@ -1019,7 +1053,41 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
         }
-        return Rerank.apply(fusion.ranked(), FtsQuery.terms(request.query()), options.rerank(), request.limit());
+        return Rerank.apply(fusion.ranked(), queryTerms, options.rerank(), request.limit());
+    }
+
+    /**
+     * The dense candidates: embeds the query and searches the dense index, or nothing when the
+     * filters leave no vector (the query is embedded all the same, as it always was).
+     */
+    private List<SegmentedIndex.Hit> denseCandidates(SearchRequest request, VectorIdSet allowed, int k) {
+        float[] query = embedder.embedQuery(request.query());
+        if (query == null || query.length != dimension) {
+            throw new EmbeddingException("the embedder " + modelId + " returned a query vector of length "
+                    + (query == null ? 0 : query.length) + ", expected " + dimension);
+        }
+        if (allowed != null && allowed.size() == 0) {
+            return List.of();
+        }
+        return ann.search(query, k, allowed);
+    }
+
+    private static Lexical awaitLexical(Future<Lexical> pending) throws SQLException {
+        try {
+            return SearchThreads.await(pending);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException se) {
+                throw se;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 
     /** The best full-text matches, best first: their rows ({@code memories.seq}) and bm25 scores. */
@@ -1027,13 +1095,29 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /**
-     * The {@code k} best full-text matches by bm25, ties to the lower row. They are ranked on the
+     * What the lexical step of a search for {@code query} searches for under the store's
+     * {@linkplain StoreOptions#lexicalBudget() postings budget}: the terms kept and dropped, with
+     * their counts. For tests and probes.
+     */
+    PostingsBudget.Plan lexicalPlan(String query) {
+        List<String> terms = FtsQuery.terms(query);
+        if (terms.isEmpty()) {
+            return new PostingsBudget.Plan(List.of(), List.of(), new long[0]);
+        }
+        return read("plan a lexical query", c -> PostingsBudget.plan(c, terms, options.lexicalBudget()));
+    }
+
+    /**
+     * The {@code k} best full-text matches by bm25, ties to the lower row, for the query's terms
+     * that fit the postings budget ({@link PostingsBudget}). They are ranked on the
      * FTS5 index alone (the row number and the score, a narrow sort); the memories table is
      * joined only to apply filters, and no memory is read here: the caller reads the winners.
      * Reading and sorting every match's whole row made this step the bulk of a search once a
      * query matched tens of thousands of memories (docs/BENCHMARKS.md).
      */
-    private static Lexical lexicalCandidates(Connection c, String match, Filter filter, int k) throws SQLException {
+    private static Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k, long budget)
+            throws SQLException {
+        String match = FtsQuery.match(PostingsBudget.plan(c, terms, budget).kept());
         String sql = filter.isEmpty()
                 ? "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?"
                         + " ORDER BY bm25(memories_fts), rowid LIMIT ?"
@@ -1226,6 +1310,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 LOG.warn("Cannot close the dense index of {} (the next open rebuilds what is missing): {}", dir,
                         e.toString());
             }
+            searchThreads.close();
             for (Connection c : readConnections) {
                 closeQuietly(c);
             }

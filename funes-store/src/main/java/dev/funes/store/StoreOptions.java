@@ -32,12 +32,26 @@ import java.util.Objects;
  *                        {@link FusionOptions#MINMAX}
  * @param rerank          the local rerank stage after fusion. Default: {@link RerankOptions#DEFAULT};
  *                        {@link RerankOptions#NONE} turns it off
+ * @param lexicalBudget   the postings budget of the full-text (lexical) step of a search, a
+ *                        ranking decision that bounds its cost in large stores: the sum, over
+ *                        the query's terms, of the number of memories each term occurs in. FTS5
+ *                        computes bm25 for every memory that matches any term, so while that sum
+ *                        is over the budget the most frequent term (the one with the lowest IDF)
+ *                        is left out of the full-text query; the rarest term always stays. The
+ *                        dense side, the rerank stage's term proximity and the filters still
+ *                        use every term. 0 means no budget. Default
+ *                        {@value #DEFAULT_LEXICAL_BUDGET}: chosen so that no question of the
+ *                        evaluation sets (docs/EVALUATION.md) loses a term, while a question over
+ *                        a million memories ranks at most that many matches
  */
 public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
-                           Redactor redactor, FusionOptions fusion, RerankOptions rerank) {
+                           Redactor redactor, FusionOptions fusion, RerankOptions rerank, long lexicalBudget) {
 
     /** The default write lock timeout, 10 seconds: far longer than one write transaction. */
     public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The default {@linkplain #lexicalBudget() postings budget} of the full-text step of a search. */
+    public static final long DEFAULT_LEXICAL_BUDGET = 20_000;
 
     /** Validates the values. */
     public StoreOptions {
@@ -56,6 +70,9 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         }
         if (readConnections < 1 || readConnections > 64) {
             throw new IllegalArgumentException("readConnections must be between 1 and 64, was " + readConnections);
+        }
+        if (lexicalBudget < 0) {
+            throw new IllegalArgumentException("lexicalBudget must be >= 0 (0: no budget), was " + lexicalBudget);
         }
     }
 
@@ -87,9 +104,19 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     }
 
     /**
+     * Options with the {@linkplain #DEFAULT_LEXICAL_BUDGET default postings budget}; the
+     * constructor of the fourth version of this record, kept for its callers.
+     */
+    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
+                        Redactor redactor, FusionOptions fusion, RerankOptions rerank) {
+        this(candidates, freshLimit, readConnections, writeLockTimeout, redactor, fusion, rerank,
+                DEFAULT_LEXICAL_BUDGET);
+    }
+
+    /**
      * 100 candidates, a fresh (memtable) limit of 20,000 vectors, 4 read connections, a 10 s write
-     * lock timeout, the standard redactor, min-max fusion with equal weights and the default rerank
-     * stage.
+     * lock timeout, the standard redactor, min-max fusion with equal weights, the default rerank
+     * stage and the {@linkplain #DEFAULT_LEXICAL_BUDGET default postings budget}.
      */
     public static StoreOptions defaults() {
         return new StoreOptions(100, 20_000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
@@ -109,8 +136,18 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         private Redactor redactor;
         private FusionOptions fusion = FusionOptions.defaults();
         private RerankOptions rerank = RerankOptions.defaults();
+        private long lexicalBudget = DEFAULT_LEXICAL_BUDGET;
 
         private Builder() {
+        }
+
+        /**
+         * The postings budget of the full-text step of a search (see {@link StoreOptions#lexicalBudget()});
+         * 0 means no budget.
+         */
+        public Builder lexicalBudget(long lexicalBudget) {
+            this.lexicalBudget = lexicalBudget;
+            return this;
         }
 
         /** How hybrid searches fuse dense and lexical candidates. */
@@ -167,7 +204,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
          */
         public StoreOptions build() {
             return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout,
-                    redactor != null ? redactor : Redactor.standard(), fusion, rerank);
+                    redactor != null ? redactor : Redactor.standard(), fusion, rerank, lexicalBudget);
         }
     }
 }

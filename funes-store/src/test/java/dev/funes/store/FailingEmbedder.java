@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * A real embedder that fails, as a model can, on texts containing a marker: lets tests break a
- * batch half-way through. Every other text goes to the real model. Does not close the delegate.
+ * batch half-way through, or a search's query embedding. Every other text goes to the real model. Does not close the delegate.
  */
 final class FailingEmbedder implements Embedder {
 
@@ -41,6 +41,9 @@ final class FailingEmbedder implements Embedder {
 
     @Override
     public float[] embedQuery(String query) {
+        if (query.contains(MARKER)) {
+            throw new EmbeddingException("cannot embed a query containing " + MARKER);
+        }
         return delegate.embedQuery(query);
     }
 

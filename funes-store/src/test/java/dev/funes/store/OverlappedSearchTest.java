@@ -1,0 +1,179 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.EmbeddingException;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.Retrieval;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.ingest.Indexer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A hybrid search ranks its full-text candidates on the store's search threads while the caller
+ * embeds the query and searches the dense index: the same hits as one step after the other, the
+ * threads end with the store, and a failing query embedding leaves the store usable. Real model,
+ * SQLite and JVector, over the real Claude Code fixture logs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OverlappedSearchTest {
+
+    private static final List<String> QUERIES = List.of(
+            "why did CI check the wrong branch",
+            "episodic memory search",
+            "how are embeddings stored",
+            "sqlite database",
+            "tests failing",
+            "git commit message",
+            "parseHttpHeader snake_case_name",
+            "what",
+            "!!!");
+
+    private Embedder embedder;
+    private Path fixtures;
+
+    @BeforeAll
+    void setUp() {
+        fixtures = Path.of(System.getProperty("funes.shared.dir", "../../shared")).resolve("fixtures")
+                .resolve("claude-code");
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    void tearDown() {
+        embedder.close();
+    }
+
+    /** Each query in several request shapes: every retrieval mode, filters, a limit past the candidates. */
+    private static List<SearchRequest> requests(MemoryStore store) {
+        String session = store.recentSessions(1).get(0).session();
+        List<SearchRequest> requests = new ArrayList<>();
+        for (String q : QUERIES) {
+            requests.add(SearchRequest.builder(q).limit(10).build());
+            requests.add(SearchRequest.builder(q).limit(40).build());
+            requests.add(SearchRequest.builder(q).retrieval(Retrieval.LEXICAL).limit(10).build());
+            requests.add(SearchRequest.builder(q).retrieval(Retrieval.DENSE).limit(10).build());
+            requests.add(SearchRequest.builder(q).agent("claude-code").kinds(MemoryKind.EXCHANGE).limit(10)
+                    .build());
+            requests.add(SearchRequest.builder(q).session(session).limit(10).build());
+            requests.add(SearchRequest.builder(q).after(Instant.parse("2100-01-01T00:00:00Z")).limit(10).build());
+        }
+        return requests;
+    }
+
+    @Test
+    void overlappedHybridSearchesGiveTheSameHitsAsSequentialOnes(@TempDir Path dir) {
+        assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(fixtures));
+            assertThat(store.stats().memories()).isGreaterThan(40);
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<SearchRequest> requests = requests(store);
+
+            sqlite.overlapLexical(false);
+            List<List<SearchHit>> sequential = new ArrayList<>();
+            for (SearchRequest r : requests) {
+                sequential.add(store.search(r));
+            }
+            sqlite.overlapLexical(true);
+            int withBothLists = 0;
+            for (int i = 0; i < requests.size(); i++) {
+                List<SearchHit> overlapped = store.search(requests.get(i));
+                // Records: memories, scores and score parts compared exactly.
+                assertThat(overlapped).as(requests.get(i).toString()).isEqualTo(sequential.get(i));
+                if (overlapped.stream().anyMatch(h -> h.parts().denseRank() > 0 && h.parts().lexicalRank() > 0)) {
+                    withBothLists++;
+                }
+            }
+            assertThat(withBothLists).as("hybrid searches whose hits come from both lists").isGreaterThan(5);
+        }
+    }
+
+    @Test
+    void searchesFromSeveralThreadsAtOnceGiveTheSameHits(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(2).build())) {
+            Indexer.builder(store).build().index(List.of(fixtures));
+            List<SearchRequest> requests = requests(store);
+            List<List<SearchHit>> expected = new ArrayList<>();
+            for (SearchRequest r : requests) {
+                expected.add(store.search(r));
+            }
+            ExecutorService callers = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<List<SearchHit>>> results = new ArrayList<>();
+                for (int round = 0; round < 3; round++) {
+                    for (SearchRequest r : requests) {
+                        results.add(callers.submit(() -> store.search(r)));
+                    }
+                }
+                for (int i = 0; i < results.size(); i++) {
+                    assertThat(results.get(i).get()).isEqualTo(expected.get(i % requests.size()));
+                }
+            } finally {
+                callers.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void theSearchThreadsEndWhenTheStoreCloses(@TempDir Path dir) {
+        Set<Thread> before = searchThreads();
+        MemoryStore store = FunesStore.open(dir, embedder);
+        store.addAll(TestCorpus.create().all());
+        assertThat(store.search(SearchRequest.builder("flaky clock test timeout").build())).isNotEmpty();
+        Set<Thread> started = searchThreads();
+        started.removeAll(before);
+        assertThat(started).as("threads of this store's hybrid search").isNotEmpty();
+        store.close();
+        assertThat(started).allSatisfy(t -> assertThat(t.isAlive()).as(t.getName()).isFalse());
+    }
+
+    @Test
+    @Timeout(120) // a connection not given back would make the second search wait for ever
+    void aFailingQueryEmbeddingLeavesTheStoreUsable(@TempDir Path dir) {
+        Embedder failing = new FailingEmbedder(embedder);
+        try (MemoryStore store = FunesStore.open(dir, failing, StoreOptions.builder().readConnections(1).build())) {
+            store.addAll(TestCorpus.create().all());
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> store.search(SearchRequest.builder("docker gcc " + FailingEmbedder.MARKER)
+                        .build())).isInstanceOf(EmbeddingException.class);
+                assertThat(store.search(SearchRequest.builder("docker gcc").build()).get(0).memory().text())
+                        .contains("gcc");
+            }
+        }
+    }
+
+    private static Set<Thread> searchThreads() {
+        Set<Thread> threads = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("funes-search-")) {
+                threads.add(t);
+            }
+        }
+        return threads;
+    }
+}
