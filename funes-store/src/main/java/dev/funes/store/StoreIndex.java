@@ -147,6 +147,14 @@ final class StoreIndex implements AutoCloseable {
         if (first > index.maxKnownId() + 1 || index.maxKnownId() == Long.MIN_VALUE) {
             catchUp(db);
         }
+        add(entries);
+    }
+
+    /**
+     * Adds entries the index may lack: a memtable's worth or more becomes a segment of its own
+     * (JVector's parallel builder) in the maintainer, anything else goes to the memtable.
+     */
+    private void add(List<SegmentedIndex.Entry> entries) {
         if (entries.size() >= index.options().memtableLimit() && index.maintainer()) {
             try {
                 index.addSegment(entries);
@@ -172,17 +180,7 @@ final class StoreIndex implements AutoCloseable {
     void catchUp(Connection db) throws SQLException {
         index.refresh();
         if (maxVectorId(db) > index.maxKnownId()) {
-            List<SegmentedIndex.Entry> newer = loadAfter(db, Math.max(0, index.maxKnownId()), dimension);
-            if (newer.size() >= index.options().memtableLimit() && index.maintainer()) {
-                try {
-                    index.addSegment(newer);
-                    return;
-                } catch (IOException | RuntimeException e) {
-                    LOG.warn("Cannot write a segment of the index {} ({}); keeping the vectors in memory", index.dir(),
-                            e.toString());
-                }
-            }
-            index.addMissing(newer);
+            add(loadAfter(db, Math.max(0, index.maxKnownId()), dimension));
         }
     }
 
