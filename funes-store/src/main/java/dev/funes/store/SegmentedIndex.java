@@ -892,12 +892,18 @@ public final class SegmentedIndex implements AutoCloseable {
             vectors.add(IndexSegment.VECTORS.createFloatVector(entries.get(i).vector()));
         }
         String name;
+        List<Memtable> earlier;
         synchronized (mutex) {
             ensureOpen();
             if (lock == null) {
                 throw new IllegalStateException("only the maintainer writes segments");
             }
             name = "seg-" + nextSegment++ + ".ann";
+            // What the memtable holds now was added before these vectors: it is sealed first, so
+            // that the segments always hold every id below their largest one (a crash then loses
+            // only ids above it, which the next open loads from SQLite without a full comparison).
+            freezeLocked();
+            earlier = List.copyOf(snapshot.sealing());
         }
         Path file = dir.resolve(name);
         var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
@@ -905,6 +911,8 @@ public final class SegmentedIndex implements AutoCloseable {
         IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
         IndexSegment segment = IndexSegment.load(file, identity);
         synchronized (mutex) {
+            awaitSealsLocked(earlier);
+            ensureOpen();
             Snapshot s = snapshot;
             List<IndexSegment> segments = new ArrayList<>(s.segments());
             segments.add(segment);
@@ -914,6 +922,21 @@ public final class SegmentedIndex implements AutoCloseable {
                 maxKnownId = Math.max(maxKnownId, id);
             }
             queueMergeLocked();
+        }
+    }
+
+    /**
+     * Waits until none of the given memtables is still waiting for its seal: each is a segment in
+     * the manifest, or its seal failed (its vectors stay searchable in memory).
+     */
+    private void awaitSealsLocked(List<Memtable> memtables) {
+        while (memtables.stream().anyMatch(m -> m.queued && snapshot.sealing().contains(m))) {
+            try {
+                mutex.wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

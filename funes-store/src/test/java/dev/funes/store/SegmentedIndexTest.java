@@ -184,6 +184,27 @@ class SegmentedIndexTest {
     }
 
     @Test
+    void aLargeAddAllAfterSmallOnesLeavesNoGapInTheSegmentsOnDisk(@TempDir Path dir) throws IOException {
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            index.addAll(new long[] {1, 2, 3}, new float[][] {vector(1), vector(2), vector(3)}); // the memtable
+            long[] ids = new long[60];
+            float[][] vs = new float[ids.length][];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = i + 4;
+                vs[i] = vector(ids[i]);
+            }
+            index.addAll(ids, vs); // a segment of its own; the three before it are sealed first
+            // What a crash right now would leave: the manifest and segments as another instance reads them.
+            try (SegmentedIndex reader = SegmentedIndex.open(dir, dimension, small())) {
+                assertThat(reader.maintainer()).isFalse();
+                assertThat(reader.stats().segmentVectors()).isEqualTo(63);
+                assertThat(reader.stats().segments()).extracting(SegmentedIndex.SegmentStats::vectors)
+                        .containsExactlyInAnyOrder(3, 60);
+            }
+        }
+    }
+
+    @Test
     void sealMergeAndDeleteKeepResultsEqualToExactSearch(@TempDir Path dir) throws IOException {
         Set<Long> live = new LinkedHashSet<>();
         Set<Long> deleted = new HashSet<>();
