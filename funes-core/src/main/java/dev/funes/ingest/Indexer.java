@@ -90,8 +90,8 @@ import java.util.function.Consumer;
  *       path. Files no format recognises are counted as ignored; when such a file was named
  *       explicitly as a root, that is reported as a problem.</li>
  *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
- *       cannot be embedded) fails that file, which is reported and retried next run; other files
- *       go on. A {@link StoreBusyException} (another process held the write lock past the store's
+ *       cannot be embedded) fails that file, which is reported and retried next run (what its
+ *       earlier batches stored stays); other files go on. A {@link StoreBusyException} (another process held the write lock past the store's
  *       timeout) ends indexing by propagating: every later file would wait as long in vain. What
  *       was stored before it is kept, and the next run goes on from the checkpoints. Any other
  *       exception from the store (a closed store, for example) ends indexing too.</li>
@@ -103,7 +103,13 @@ import java.util.function.Consumer;
  *       {@link Classifier}'s decisions, conventions and lookups of each exchange are built from the
  *       redacted exchange and stored with it, in the same batch and under the same checkpoint.</li>
  *   <li><b>Threads.</b> An indexer is immutable; {@link #index} may be called from several threads,
- *       each call being independent, as far as the store allows.</li>
+ *       each call being independent, as far as the store allows. Within a call, the store's writes
+ *       ({@code addAll}, {@code replaceSource}, {@code delete} of a file's batches) run in order on
+ *       a thread of the call's own ({@code funes-index-writes}), while the calling thread reads,
+ *       chunks, classifies and redacts the next batch, at most two batches ahead; embedding, most
+ *       of the store's work, thus overlaps with reading. The call returns (or throws) only when
+ *       every write it queued is done. A file's later writes, its checkpoint included, are skipped
+ *       once one of them failed; a failure that ends indexing skips every later write.</li>
  * </ul>
  */
 public final class Indexer {
