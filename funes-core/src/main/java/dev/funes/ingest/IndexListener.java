@@ -6,8 +6,10 @@ import java.nio.file.Path;
 
 /**
  * Hears the progress of {@link Indexer#index}, for example to draw a progress bar. All methods
- * default to doing nothing; they are called on the indexing thread, in order. A listener that
- * throws ends the indexing with its exception.
+ * default to doing nothing; they are called on the indexing thread, in order, each file's events
+ * together ({@link #fileStarted}, its problems, {@link #fileFinished}). A file is told finished
+ * once its memories are stored, which may be after the next file began to be read. A listener
+ * that throws ends the indexing with its exception.
  */
 public interface IndexListener {
 

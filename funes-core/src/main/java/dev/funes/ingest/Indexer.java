@@ -30,7 +30,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -88,8 +90,8 @@ import java.util.function.Consumer;
  *       path. Files no format recognises are counted as ignored; when such a file was named
  *       explicitly as a root, that is reported as a problem.</li>
  *   <li><b>Store failures.</b> A {@link FunesException} from the store (a failed write, a text that
- *       cannot be embedded) fails that file, which is reported and retried next run; other files
- *       go on. A {@link StoreBusyException} (another process held the write lock past the store's
+ *       cannot be embedded) fails that file, which is reported and retried next run (what its
+ *       earlier batches stored stays); other files go on. A {@link StoreBusyException} (another process held the write lock past the store's
  *       timeout) ends indexing by propagating: every later file would wait as long in vain. What
  *       was stored before it is kept, and the next run goes on from the checkpoints. Any other
  *       exception from the store (a closed store, for example) ends indexing too.</li>
@@ -101,7 +103,13 @@ import java.util.function.Consumer;
  *       {@link Classifier}'s decisions, conventions and lookups of each exchange are built from the
  *       redacted exchange and stored with it, in the same batch and under the same checkpoint.</li>
  *   <li><b>Threads.</b> An indexer is immutable; {@link #index} may be called from several threads,
- *       each call being independent, as far as the store allows.</li>
+ *       each call being independent, as far as the store allows. Within a call, the store's writes
+ *       ({@code addAll}, {@code replaceSource}, {@code delete} of a file's batches) run in order on
+ *       a thread of the call's own ({@code funes-index-writes}), while the calling thread reads,
+ *       chunks, classifies and redacts the next batch, at most two batches ahead; embedding, most
+ *       of the store's work, thus overlaps with reading. The call returns (or throws) only when
+ *       every write it queued is done. A file's later writes, its checkpoint included, are skipped
+ *       once one of them failed; a failure that ends indexing skips every later write.</li>
  * </ul>
  */
 public final class Indexer {
@@ -156,18 +164,35 @@ public final class Indexer {
      */
     public IndexReport index(Collection<Path> roots) {
         Objects.requireNonNull(roots, "roots");
-        Run run = new Run(redactor);
+        Run run = new Run(redactor, listener);
         List<Candidate> files = new ArrayList<>();
         Set<Path> seen = new HashSet<>();
         for (Path root : roots) {
             collect(root.toAbsolutePath().normalize(), files, seen, run);
         }
         listener.filesFound(files.size());
-        for (int i = 0; i < files.size(); i++) {
-            Candidate c = files.get(i);
-            listener.fileStarted(c.path(), i + 1, files.size());
-            run.filesSeen++;
-            indexFile(c, run);
+        try (WriteQueue writes = new WriteQueue(Indexer::endsRun)) {
+            run.writes = writes;
+            for (int i = 0; i < files.size(); i++) {
+                if (writes.fatal() != null) {
+                    settle(run, true); // throws the failure that ended the run
+                }
+                Candidate c = files.get(i);
+                FileJob job = new FileJob(c.path());
+                job.events.fileStarted(c.path(), i + 1, files.size());
+                run.filesSeen++;
+                try {
+                    indexFile(c, run, job);
+                } catch (RuntimeException e) {
+                    // What the earlier files and this one told comes first, as if read one by one.
+                    settle(run, true);
+                    job.replay(run.out);
+                    throw e;
+                }
+                run.pending.add(job);
+                settle(run, false);
+            }
+            settle(run, true);
         }
         IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
                 run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
@@ -184,7 +209,7 @@ public final class Indexer {
 
     private void collect(Path root, List<Candidate> files, Set<Path> seen, Run run) {
         if (!Files.exists(root)) {
-            run.problem(listener, new IndexProblem(root, 0, "no such file or folder"));
+            run.problem(run.out, new IndexProblem(root, 0, "no such file or folder"));
             return;
         }
         if (Files.isRegularFile(root)) {
@@ -195,7 +220,7 @@ public final class Indexer {
             return;
         }
         if (!Files.isDirectory(root)) {
-            run.problem(listener, new IndexProblem(root, 0, "neither a regular file nor a folder"));
+            run.problem(run.out, new IndexProblem(root, 0, "neither a regular file nor a folder"));
             return;
         }
         List<Path> found = new ArrayList<>();
@@ -220,7 +245,7 @@ public final class Indexer {
                             if (e instanceof FileSystemLoopException) {
                                 LOG.debug("Not following the link loop at {}", file);
                             } else {
-                                run.problem(listener, new IndexProblem(file, 0, "cannot be read: " + describe(e)));
+                                run.problem(run.out, new IndexProblem(file, 0, "cannot be read: " + describe(e)));
                             }
                             return FileVisitResult.CONTINUE;
                         }
@@ -228,13 +253,13 @@ public final class Indexer {
                         @Override
                         public FileVisitResult postVisitDirectory(Path dir, IOException e) {
                             if (e != null) {
-                                run.problem(listener, new IndexProblem(dir, 0, "folder cannot be listed: " + describe(e)));
+                                run.problem(run.out, new IndexProblem(dir, 0, "folder cannot be listed: " + describe(e)));
                             }
                             return FileVisitResult.CONTINUE;
                         }
                     });
         } catch (IOException e) {
-            run.problem(listener, new IndexProblem(root, 0, "folder cannot be walked: " + describe(e)));
+            run.problem(run.out, new IndexProblem(root, 0, "folder cannot be walked: " + describe(e)));
         }
         found.sort(null);
         for (Path file : found) {
@@ -260,7 +285,12 @@ public final class Indexer {
 
     // ---- one file ----------------------------------------------------------------------------
 
-    private void indexFile(Candidate c, Run run) {
+    /**
+     * Reads one file and queues its store writes; what became of the file is told when its writes
+     * are done ({@link #settle}), through {@code job}.
+     */
+    private void indexFile(Candidate c, Run run, FileJob job) {
+        IndexListener events = job.events;
         Path file = c.path();
         long size;
         Instant modified;
@@ -273,98 +303,153 @@ public final class Indexer {
             key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
             head = head(file);
         } catch (IOException e) {
-            failed(run, file, new IndexProblem(file, 0, "cannot be read: " + describe(e)), AddResult.NONE, 0);
+            failed(run, events, file, new IndexProblem(file, 0, "cannot be read: " + describe(e)), AddResult.NONE, 0);
             return;
         }
         LogFormat format = detect(file, head);
         if (format == null) {
             run.filesIgnored++;
             if (c.explicit() && size > 0) {
-                run.problem(listener, new IndexProblem(file, 0, "not in a log format Funes reads (" + names() + ")"));
+                run.problem(events, new IndexProblem(file, 0, "not in a log format Funes reads (" + names() + ")"));
             }
-            listener.fileFinished(file, IndexListener.FileOutcome.IGNORED, 0, AddResult.NONE);
+            events.fileFinished(file, IndexListener.FileOutcome.IGNORED, 0, AddResult.NONE);
             return;
         }
-        Batches batches = new Batches(run, Resume.Plan.full(), null, false);
         try {
             Optional<SourceState> previous = store.source(file);
             if (previous.isPresent() && unchanged(previous.get(), size, modified, format)) {
                 run.filesUnchanged++;
-                listener.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
+                events.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
                 return;
             }
             Resume.Token token = previous.isPresent() ? resumeToken(file, format, previous.get(), size, head, key) : null;
             boolean again = previous.isPresent() && !IGNORED_FORMAT.equals(previous.get().format());
-            batches = new Batches(run, Resume.Plan.full(), null, again);
-            if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run)) {
+            job.batches = new Batches(run, job, Resume.Plan.full(), null, again);
+            if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run, events)) {
                 return;
             }
             ParseResult result;
             try {
                 if (token != null) {
-                    batches = new Batches(run, new Resume.Plan(token.point(), token.check()), token, true);
+                    job.batches = new Batches(run, job, new Resume.Plan(token.point(), token.check()), token, true);
                     try {
-                        result = parse(format, file, batches, size);
+                        result = parse(format, file, job.batches, size);
                     } catch (Resume.Mismatch e) {
                         LOG.debug("{} changed before its resume point ({}); reading it again from the start", file,
                                 e.getMessage());
                         // The part before the resume point was looked at for a directive before it changed.
-                        if (skippedByRequest(file, format, previous.get(), size, modified, head, null, run)) {
+                        if (skippedByRequest(file, format, previous.get(), size, modified, head, null, run, events)) {
                             return;
                         }
-                        batches = new Batches(run, Resume.Plan.full(), null, true);
-                        result = parse(format, file, batches, size);
+                        job.batches = new Batches(run, job, Resume.Plan.full(), null, true);
+                        result = parse(format, file, job.batches, size);
                     }
                 } else {
-                    result = parse(format, file, batches, size);
+                    result = parse(format, file, job.batches, size);
                 }
-            } catch (StoreFailure e) {
-                throw e;
+            } catch (WritesFailed e) {
+                return; // told when the file is settled
             } catch (DirectiveSeen e) {
                 // Missed by the look before the read (it cannot be, but such a memory must never stay).
+                awaitWrites(run, job);
+                if (job.writes.failure() != null) {
+                    return; // nothing more is written for this file; the failure is told when it is settled
+                }
                 LOG.warn("{}: an ignore directive was found while reading; what was stored from it is deleted", file);
                 forget(file, format, true, head);
                 run.filesSkippedByRequest++;
-                run.stored = run.stored.plus(batches.stored);
-                listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
+                run.stored = run.stored.plus(job.batches.stored);
+                events.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
                 return;
             } catch (RuntimeException e) {
                 LOG.debug("Format {} failed on {}", format.name(), file, e);
+                Batches batches = job.batches;
                 batches.flush(null);
-                failed(run, file, new IndexProblem(file, 0, "the " + format.name() + " reader failed: " + e), batches.stored,
+                job.outcome = () -> failed(run, events, file,
+                        new IndexProblem(file, 0, "the " + format.name() + " reader failed: " + e), batches.stored,
                         batches.memories);
                 return;
             }
             for (IndexProblem p : result.problems()) {
-                run.problem(listener, p);
+                run.problem(events, p);
             }
             run.recordsSkipped += result.recordsSkipped();
+            Batches batches = job.batches;
             if (!result.complete()) {
                 batches.flush(null);
-                run.filesFailed++;
-                run.stored = run.stored.plus(batches.stored);
-                listener.fileFinished(file, IndexListener.FileOutcome.FAILED, batches.memories, batches.stored);
+                job.outcome = () -> {
+                    run.filesFailed++;
+                    run.stored = run.stored.plus(batches.stored);
+                    events.fileFinished(file, IndexListener.FileOutcome.FAILED, batches.memories, batches.stored);
+                };
                 return;
             }
-            batches.finish(checkpoint(file, head, key, result, format, batches, run));
-            run.filesIndexed++;
-            run.bytesRead += batches.plan.bytesRead;
-            if (batches.token != null) {
-                run.filesResumed++;
-            }
-            run.stored = run.stored.plus(batches.stored);
-            listener.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
-        } catch (StoreFailure e) {
-            if (!(e.getCause() instanceof FunesException) || e.getCause() instanceof StoreBusyException) {
-                throw (RuntimeException) e.getCause();
-            }
-            failed(run, file, new IndexProblem(file, 0, "could not be stored: " + e.getCause().getMessage()),
-                    batches.stored, batches.memories);
+            batches.finish(checkpoint(file, head, key, result, format, batches, run, events));
+            job.outcome = () -> {
+                run.filesIndexed++;
+                run.bytesRead += batches.plan.bytesRead;
+                if (batches.token != null) {
+                    run.filesResumed++;
+                }
+                run.stored = run.stored.plus(batches.stored);
+                events.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
+            };
         } catch (StoreBusyException e) {
             throw e;
         } catch (FunesException e) {
-            failed(run, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
-                    batches.stored, batches.memories);
+            Batches batches = job.batches;
+            failed(run, events, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
+                    batches == null ? AddResult.NONE : batches.stored, batches == null ? 0 : batches.memories);
+        }
+    }
+
+    /** Whether a store failure ends the whole run rather than failing its file (see the class contract). */
+    private static boolean endsRun(Throwable failure) {
+        return !(failure instanceof FunesException) || failure instanceof StoreBusyException;
+    }
+
+    /**
+     * Tells what became of the files whose writes are done, in the order they were read; with
+     * {@code wait}, waits for all of them.
+     *
+     * @throws RuntimeException the store failure that ended the run (see the class contract)
+     */
+    private void settle(Run run, boolean wait) {
+        while (!run.pending.isEmpty()) {
+            FileJob job = run.pending.peekFirst();
+            if (!wait && !job.writes.done()) {
+                return;
+            }
+            awaitWrites(run, job);
+            run.pending.removeFirst();
+            Throwable failure = job.writes.failure();
+            if (failure == null) {
+                job.outcome.run();
+            } else if (!endsRun(failure)) {
+                Batches batches = job.batches;
+                failed(run, job.events, job.file, new IndexProblem(job.file, 0, "could not be stored: "
+                        + failure.getMessage()), batches.stored, batches.memories);
+            }
+            job.replay(run.out);
+            if (failure != null && endsRun(failure)) {
+                if (failure instanceof RuntimeException e) {
+                    throw e;
+                }
+                if (failure instanceof Error e) {
+                    throw e;
+                }
+                throw new IllegalStateException(failure);
+            }
+        }
+    }
+
+    /** Waits until the writes of {@code job} are done, after those of the files before it. */
+    private static void awaitWrites(Run run, FileJob job) {
+        try {
+            job.writes.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while indexing; what was stored stays stored", e);
         }
     }
 
@@ -376,7 +461,7 @@ public final class Indexer {
      * {@value #IGNORED_FORMAT} records the decision so the unchanged file is not read again.
      */
     private boolean skippedByRequest(Path file, LogFormat format, SourceState previous, long size, Instant modified,
-                                     byte[] head, Resume.Token token, Run run) {
+                                     byte[] head, Resume.Token token, Run run, IndexListener events) {
         boolean known = previous != null && IGNORED_FORMAT.equals(previous.format());
         if (!(known && previous.size() == size && previous.lastModified().toEpochMilli() == modified.toEpochMilli())) {
             try {
@@ -391,7 +476,7 @@ public final class Indexer {
             forget(file, format, previous != null && !known, head);
         }
         run.filesSkippedByRequest++;
-        listener.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
+        events.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
         return true;
     }
 
@@ -480,11 +565,12 @@ public final class Indexer {
         return false;
     }
 
-    private void failed(Run run, Path file, IndexProblem problem, AddResult stored, int memories) {
-        run.problem(listener, problem);
+    private static void failed(Run run, IndexListener events, Path file, IndexProblem problem, AddResult stored,
+                               int memories) {
+        run.problem(events, problem);
         run.filesFailed++;
         run.stored = run.stored.plus(stored);
-        listener.fileFinished(file, IndexListener.FileOutcome.FAILED, memories, stored);
+        events.fileFinished(file, IndexListener.FileOutcome.FAILED, memories, stored);
     }
 
     private static boolean unchanged(SourceState state, long size, Instant modified, LogFormat format) {
@@ -499,11 +585,11 @@ public final class Indexer {
      * what was appended meanwhile then lies past {@code indexedBytes} and is read next time.
      */
     private SourceState checkpoint(Path file, byte[] head, String key, ParseResult result, LogFormat format,
-                                   Batches batches, Run run) {
+                                   Batches batches, Run run, IndexListener events) {
         try {
             BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
             if (result.indexedBytes() > attrs.size()) {
-                run.problem(listener, new IndexProblem(file, 0, "file shrank while it was read; it will be read again"));
+                run.problem(events, new IndexProblem(file, 0, "file shrank while it was read; it will be read again"));
                 return null;
             }
             Resume.Plan plan = batches.plan;
@@ -516,7 +602,7 @@ public final class Indexer {
             return new SourceState(file, attrs.size(), attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS),
                     result.indexedBytes(), result.indexedLines(), fingerprint(head), format.name(), clock.instant(), resume);
         } catch (IOException e) {
-            run.problem(listener, new IndexProblem(file, 0, "file vanished after it was read: " + describe(e)));
+            run.problem(events, new IndexProblem(file, 0, "file vanished after it was read: " + describe(e)));
             return null;
         }
     }
@@ -651,15 +737,83 @@ public final class Indexer {
         long bytesRead;
         long recordsSkipped;
         AddResult stored = AddResult.NONE;
+        /** The caller's listener, with every problem also listed for the report. */
+        final IndexListener out;
+        /** The store writes of this call. */
+        WriteQueue writes;
+        /** Files read whose writes may not be done yet, in the order they were read. */
+        final Deque<FileJob> pending = new ArrayDeque<>();
 
-        Run(MemoryRedactor redactor) {
+        Run(MemoryRedactor redactor, IndexListener listener) {
             this.redactor = redactor;
+            this.out = new IndexListener() {
+                @Override
+                public void fileStarted(Path file, int number, int total) {
+                    listener.fileStarted(file, number, total);
+                }
+
+                @Override
+                public void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
+                    listener.fileFinished(file, outcome, memories, stored);
+                }
+
+                @Override
+                public void problem(IndexProblem problem) {
+                    problems.add(problem);
+                    listener.problem(problem);
+                }
+            };
         }
 
+        /** Redacts the problem and tells it to {@code listener} ({@link #out}, or a file's {@link FileJob#events}). */
         void problem(IndexListener listener, IndexProblem problem) {
-            IndexProblem redacted = redactor.redact(problem, redactions);
-            problems.add(redacted);
-            listener.problem(redacted);
+            listener.problem(redactor.redact(problem, redactions));
+        }
+    }
+
+    /**
+     * One file of a run: what it told the listener while it was read (kept until its writes are
+     * done, so that the listener hears each file's events together, in order) and what it tells
+     * once they are done.
+     */
+    private static final class FileJob {
+        final Path file;
+        final WriteQueue.Group writes = new WriteQueue.Group();
+        private final List<Consumer<IndexListener>> told = new ArrayList<>();
+        /** Records what is told about the file. */
+        final IndexListener events = new IndexListener() {
+            @Override
+            public void fileStarted(Path file, int number, int total) {
+                told.add(l -> l.fileStarted(file, number, total));
+            }
+
+            @Override
+            public void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
+                told.add(l -> l.fileFinished(file, outcome, memories, stored));
+            }
+
+            @Override
+            public void problem(IndexProblem problem) {
+                told.add(l -> l.problem(problem));
+            }
+        };
+        /** The reading's outcome, told once the writes succeeded; a failed write replaces it. */
+        Runnable outcome = () -> {
+        };
+        /** The sink of the file's read, whose counts a failed write reports; null until it is read. */
+        Batches batches;
+
+        FileJob(Path file) {
+            this.file = file;
+        }
+
+        /** Tells {@code listener} what was recorded, once. */
+        void replay(IndexListener listener) {
+            List<Consumer<IndexListener>> all = List.copyOf(told);
+            told.clear();
+            for (Consumer<IndexListener> event : all) {
+                event.accept(listener);
+            }
         }
     }
 
@@ -672,18 +826,19 @@ public final class Indexer {
         }
     }
 
-    /** Thrown through a format's parse when the store fails, so it is told apart from format bugs. */
-    private static final class StoreFailure extends RuntimeException {
+    /** Thrown through a format's parse when a write of its file failed: reading on is in vain. */
+    private static final class WritesFailed extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        StoreFailure(RuntimeException cause) {
-            super(cause.getMessage(), cause, false, false);
+        WritesFailed() {
+            super(null, null, false, false);
         }
     }
 
     /** The sink a format writes to: memories go to the store in batches. */
     private final class Batches implements Consumer<Memory> {
         final Run run;
+        final FileJob job;
         /** How this read goes: from the start, or from a resume point. */
         final Resume.Plan plan;
         /** The resume point read from; null for a read from the start. */
@@ -695,11 +850,13 @@ public final class Indexer {
         final Map<String, Long> starts = new java.util.HashMap<>();
         /** Whether the file was indexed before: a memory read again may differ from its stored version. */
         final boolean again;
-        AddResult stored = AddResult.NONE;
+        /** What the store did with this read's batches so far; written by the write thread. */
+        volatile AddResult stored = AddResult.NONE;
         int memories;
 
-        Batches(Run run, Resume.Plan plan, Resume.Token token, boolean again) {
+        Batches(Run run, FileJob job, Resume.Plan plan, Resume.Token token, boolean again) {
             this.run = run;
+            this.job = job;
             this.plan = plan;
             this.token = token;
             this.again = again;
@@ -709,6 +866,9 @@ public final class Indexer {
         public void accept(Memory memory) {
             if (memory != null && memory.metadata().containsKey(Privacy.DIRECTIVE_KEY)) {
                 throw new DirectiveSeen();
+            }
+            if (job.writes.failure() != null || run.writes.fatal() != null) {
+                throw new WritesFailed();
             }
             // The store sees only redacted memories, and the ids it keeps are theirs.
             Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
@@ -747,35 +907,42 @@ public final class Indexer {
         }
 
         /**
-         * Stores the pending memories. Until a resumed read has found the record it checks, nothing
-         * is stored: the file may turn out to be another one, to be read from the start.
+         * Queues the pending memories for the store. Until a resumed read has found the record it
+         * checks, nothing is stored: the file may turn out to be another one, to be read from the start.
          */
         void flush(SourceState checkpoint) {
             if (!plan.verified || batch.isEmpty() && checkpoint == null) {
                 return;
             }
-            AddResult result;
-            try {
-                replaceChanged();
-                result = store.addAll(List.copyOf(batch), checkpoint);
-            } catch (RuntimeException e) {
-                throw new StoreFailure(e);
-            }
-            stored = stored.plus(result);
+            List<Memory> memories = List.copyOf(batch);
             batch.clear();
+            write(() -> {
+                replaceChanged(memories);
+                stored = stored.plus(store.addAll(memories, checkpoint));
+            });
+        }
+
+        /** Queues a write of this file (see {@link WriteQueue}). */
+        private void write(Runnable write) {
+            try {
+                run.writes.submit(job.writes, write);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while indexing; what was stored stays stored", e);
+            }
         }
 
         /**
-         * Deletes the stored versions of the pending memories that differ from them in more than
+         * Deletes the stored versions of {@code memories} that differ from them in more than
          * what their id covers (the {@code part} metadata of an exchange that grew a part), so
          * the add stores the new ones. A crash before the add leaves the old checkpoint: the next
          * run reads them again.
          */
-        void replaceChanged() {
+        void replaceChanged(List<Memory> memories) {
             if (!again) {
                 return;
             }
-            for (Memory m : batch) {
+            for (Memory m : memories) {
                 Optional<Memory> old = store.get(m.id());
                 if (old.isPresent() && !old.get().equals(m)) {
                     store.delete(m.id());
@@ -784,37 +951,34 @@ public final class Indexer {
         }
 
         /**
-         * Stores the last memories with the file's checkpoint (if not null). A read from the start
+         * Queues the last memories with the file's checkpoint (if not null). A read from the start
          * replaces everything the file gave before; a resumed read replaces what the earlier read
          * gave from its resume point on (the exchange that was still being written), deleted
          * first: a crash in between leaves the old checkpoint, and the next run reads it again.
          */
         void finish(SourceState checkpoint) {
-            if (checkpoint == null || token == null) {
-                if (checkpoint == null) {
-                    flush(null);
-                    return;
-                }
-                AddResult result;
-                try {
-                    replaceChanged();
-                    result = store.replaceSource(List.copyOf(batch), checkpoint, Set.copyOf(ids));
-                } catch (RuntimeException e) {
-                    throw new StoreFailure(e);
-                }
-                stored = stored.plus(result);
-                batch.clear();
+            if (checkpoint == null) {
+                flush(null);
                 return;
             }
-            try {
-                for (String id : token.tail()) {
-                    if (!ids.contains(id)) {
+            Set<String> keep = Set.copyOf(ids);
+            if (token == null) {
+                List<Memory> memories = List.copyOf(batch);
+                batch.clear();
+                write(() -> {
+                    replaceChanged(memories);
+                    stored = stored.plus(store.replaceSource(memories, checkpoint, keep));
+                });
+                return;
+            }
+            List<String> tail = token.tail();
+            write(() -> {
+                for (String id : tail) {
+                    if (!keep.contains(id)) {
                         store.delete(id);
                     }
                 }
-            } catch (RuntimeException e) {
-                throw new StoreFailure(e);
-            }
+            });
             flush(checkpoint);
         }
     }

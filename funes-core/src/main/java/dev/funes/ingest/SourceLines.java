@@ -149,9 +149,18 @@ final class SourceLines {
         int b = last - provenance.lineStart();
         List<String> ids = new ArrayList<>();
         for (String id : recordIds) {
-            Pattern own = Pattern.compile("\"(?:uuid|id)\"\\s*:\\s*\"" + Pattern.quote(id) + "\"");
+            Pattern own = null;
             for (int i = a; i <= b; i++) {
-                if (own.matcher(lines.get(i)).find()) {
+                // An exchange cites hundreds of records and its lines can be long: the plain search
+                // rules out nearly every line before the pattern (compiled once per id) is tried.
+                String line = lines.get(i);
+                if (!line.contains(id)) {
+                    continue;
+                }
+                if (own == null) {
+                    own = Pattern.compile("\"(?:uuid|id)\"\\s*:\\s*\"" + Pattern.quote(id) + "\"");
+                }
+                if (own.matcher(line).find()) {
                     ids.add(id);
                     break;
                 }

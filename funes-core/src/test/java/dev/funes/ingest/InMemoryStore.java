@@ -39,15 +39,28 @@ final class InMemoryStore implements MemoryStore {
     private final Map<Path, SourceState> sources = new LinkedHashMap<>();
     final List<Call> calls = new ArrayList<>();
     /** When positive, the n-th next addAll call fails (1 = the next one), storing nothing. */
-    int failOnCall;
+    volatile int failOnCall;
+    /** What the failing call throws. */
+    volatile java.util.function.Supplier<RuntimeException> failure = () -> new StoreException("disk full (simulated)");
+    /** Runs at the start of every addAll, before the store's lock is taken (so it may wait on the caller). */
+    volatile java.util.function.Consumer<Collection<Memory>> beforeAdd = batch -> {
+    };
+    /** Runs at the start of every source lookup, before the store's lock is taken. */
+    volatile java.util.function.Consumer<Path> beforeSource = file -> {
+    };
     private boolean closed;
 
     @Override
-    public synchronized AddResult addAll(Collection<Memory> batch, SourceState source) {
+    public AddResult addAll(Collection<Memory> batch, SourceState source) {
+        beforeAdd.accept(batch);
+        return add(batch, source);
+    }
+
+    private synchronized AddResult add(Collection<Memory> batch, SourceState source) {
         check();
         calls.add(new Call(batch.size(), source));
         if (failOnCall > 0 && --failOnCall == 0) {
-            throw new StoreException("disk full (simulated)");
+            throw failure.get();
         }
         int added = 0;
         int unchanged = 0;
@@ -69,8 +82,13 @@ final class InMemoryStore implements MemoryStore {
     }
 
     @Override
-    public synchronized AddResult replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
-        AddResult result = addAll(batch, java.util.Objects.requireNonNull(source, "source"));
+    public AddResult replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
+        beforeAdd.accept(batch);
+        return replace(batch, source, keep);
+    }
+
+    private synchronized AddResult replace(Collection<Memory> batch, SourceState source, Set<String> keep) {
+        AddResult result = add(batch, java.util.Objects.requireNonNull(source, "source"));
         memories.values().removeIf(m -> m.provenance() != null && m.provenance().source().equals(source.path())
                 && !keep.contains(m.id()));
         return result;
@@ -100,7 +118,12 @@ final class InMemoryStore implements MemoryStore {
     }
 
     @Override
-    public synchronized Optional<SourceState> source(Path file) {
+    public Optional<SourceState> source(Path file) {
+        beforeSource.accept(file);
+        return sourceLocked(file);
+    }
+
+    private synchronized Optional<SourceState> sourceLocked(Path file) {
         check();
         return Optional.ofNullable(sources.get(file.toAbsolutePath().normalize()));
     }

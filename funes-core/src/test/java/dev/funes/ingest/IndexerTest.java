@@ -4,6 +4,7 @@ import dev.funes.AddResult;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.SourceState;
+import dev.funes.StoreBusyException;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -201,6 +204,72 @@ class IndexerTest {
         assertThat(retry.memoriesUnchanged()).isEqualTo(2);
         assertThat(store.all()).hasSize(MAIN_MEMORIES + 1);
         assertThat(store.sources()).containsKey(main);
+    }
+
+    @Test
+    void theNextFileIsReadWhileTheStoreWritesTheLastOne() {
+        CountDownLatch readingSubagent = new CountDownLatch(1);
+        store.beforeSource = file -> {
+            if (file.equals(subagent)) {
+                readingSubagent.countDown();
+            }
+        };
+        List<Boolean> overlapped = new ArrayList<>();
+        store.beforeAdd = batch -> {
+            if (overlapped.isEmpty()) {
+                // Read one by one, the second file is looked up only after this write returns:
+                // the wait then runs out and the test fails.
+                try {
+                    overlapped.add(readingSubagent.await(30, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    overlapped.add(false);
+                }
+            }
+        };
+        Events events = new Events();
+
+        IndexReport report = indexer().listener(events).build().index(List.of(main, subagent));
+
+        assertThat(overlapped).containsExactly(true);
+        assertThat(report.filesIndexed()).isEqualTo(2);
+        assertThat(report.memoriesAdded()).isEqualTo(MAIN_MEMORIES + 1);
+        // The listener still hears each file's events together and in order.
+        assertThat(events.seen).containsExactly(
+                "found 2",
+                "start 1/2 5f0c1a2e-7b3d-4c11-9a8e-2d6f4b9c0e17.jsonl",
+                "problem 32 5f0c1a2e-7b3d-4c11-9a8e-2d6f4b9c0e17.jsonl",
+                "INDEXED 5f0c1a2e-7b3d-4c11-9a8e-2d6f4b9c0e17.jsonl 7 +7",
+                "start 2/2 agent-a1b2c3d.jsonl",
+                "INDEXED agent-a1b2c3d.jsonl 1 +1");
+    }
+
+    @Test
+    void aStoreFailureThatEndsTheRunKeepsEveryCommittedBatchAndTheRetryResumes() {
+        store.failOnCall = 2;
+        store.failure = () -> new StoreBusyException("the store is busy (simulated)");
+        Events events = new Events();
+
+        assertThatThrownBy(() -> indexer().batchSize(2).listener(events).build().index(List.of(main, subagent)))
+                .isInstanceOf(StoreBusyException.class);
+
+        // The first batch was committed and stays; nothing after the failed one was written,
+        // not even the next file, which was already being read.
+        assertThat(store.all()).hasSize(2);
+        assertThat(store.sources()).isEmpty();
+        assertThat(store.calls).hasSize(2);
+        // Whether the reader's problem on line 32 was met before the failure stopped the read depends
+        // on the threads; that no file is told finished, and the second not even started, does not.
+        assertThat(events.seen).startsWith("found 2", "start 1/2 5f0c1a2e-7b3d-4c11-9a8e-2d6f4b9c0e17.jsonl")
+                .allMatch(e -> e.startsWith("found") || e.startsWith("start 1/2") || e.startsWith("problem 32"));
+
+        IndexReport retry = indexer().batchSize(2).build().index(List.of(main, subagent));
+
+        assertThat(retry.filesIndexed()).isEqualTo(2);
+        assertThat(retry.memoriesAdded()).isEqualTo(MAIN_MEMORIES + 1 - 2);
+        assertThat(retry.memoriesUnchanged()).isEqualTo(2);
+        assertThat(store.all()).hasSize(MAIN_MEMORIES + 1);
+        assertThat(store.sources()).containsKeys(main, subagent);
     }
 
     @Test
