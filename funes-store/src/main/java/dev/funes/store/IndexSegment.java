@@ -108,7 +108,7 @@ final class IndexSegment {
     private final AtomicInteger refs = new AtomicInteger(1);
 
     private IndexSegment(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, PQVectors codes, long[] ids,
-                         long fileLength, int bodyCrc) {
+                         long[] sortedIds, long fileLength, int bodyCrc) {
         this.file = file;
         this.readers = readers;
         this.graph = graph;
@@ -116,17 +116,29 @@ final class IndexSegment {
         this.ids = ids;
         this.fileLength = fileLength;
         this.bodyCrc = bodyCrc;
-        Integer[] order = new Integer[ids.length];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
+        this.sortedIds = sortedIds;
+        this.sortedOrdinals = ordinals(ids, sortedIds);
+    }
+
+    /**
+     * The ordinal of each of {@code sortedIds} (the distinct {@code ids}, sorted), in primitive
+     * arrays: no boxed index sort. A segment sealed from the memtable or built by the store holds
+     * its ids in ascending order already, and then this is one pass.
+     */
+    static int[] ordinals(long[] ids, long[] sortedIds) {
+        int[] ordinals = new int[ids.length];
+        boolean ascending = true;
+        for (int i = 0; i < ids.length && ascending; i++) {
+            ascending = ids[i] == sortedIds[i];
         }
-        Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
-        sortedIds = new long[ids.length];
-        sortedOrdinals = new int[ids.length];
-        for (int i = 0; i < order.length; i++) {
-            sortedOrdinals[i] = order[i];
-            sortedIds[i] = ids[order[i]];
+        for (int i = 0; i < ids.length; i++) {
+            if (ascending) {
+                ordinals[i] = i;
+            } else {
+                ordinals[Arrays.binarySearch(sortedIds, ids[i])] = i;
+            }
         }
+        return ordinals;
     }
 
     Path file() {
@@ -155,6 +167,11 @@ final class IndexSegment {
 
     long maxId() {
         return sortedIds[sortedIds.length - 1];
+    }
+
+    /** The digest of the segment's ids (deleted ones included). */
+    VectorDigest digest() {
+        return VectorDigest.of(sortedIds);
     }
 
     /** The ids, sorted; a copy. */
@@ -502,10 +519,10 @@ final class IndexSegment {
             }
             ids = new long[(int) count];
             in.seek(headerLength);
+            in.readFully(ids);
             long seenMax = Long.MIN_VALUE;
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = in.readLong();
-                seenMax = Math.max(seenMax, ids[i]);
+            for (long id : ids) {
+                seenMax = Math.max(seenMax, id);
             }
             if (seenMax != maxId) {
                 throw new InvalidIndexException("index id map corrupt (max id " + seenMax + " != " + maxId + ")");
@@ -532,7 +549,7 @@ final class IndexSegment {
             throw new InvalidIndexException("index graph does not match its header (" + graph.size(0) + " nodes, "
                     + ids.length + " ids)");
         }
-        return new IndexSegment(file, readers, graph, codes, ids, fileLength, bodyCrc);
+        return new IndexSegment(file, readers, graph, codes, ids, sorted, fileLength, bodyCrc);
     }
 
     private static int bodyChecksum(RandomAccessReader in, long from, long to) throws IOException {

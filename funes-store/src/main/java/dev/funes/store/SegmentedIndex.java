@@ -1272,6 +1272,37 @@ public final class SegmentedIndex implements AutoCloseable {
         return all;
     }
 
+    /**
+     * The digest of the live ids in segments (those not deleted), or {@code null} when an id is in
+     * two segments (the digest of a set would not describe them).
+     */
+    VectorDigest segmentDigest() {
+        Snapshot s = snapshot;
+        long count = 0;
+        long sum = 0;
+        long mix = 0;
+        for (IndexSegment seg : s.segments()) {
+            VectorDigest d = seg.digest();
+            count += d.count();
+            sum += d.sum();
+            mix += d.mix();
+        }
+        VectorDigest digest = new VectorDigest(count, sum, mix);
+        for (Long t : s.tombstones()) {
+            int holders = 0;
+            for (IndexSegment seg : s.segments()) {
+                holders += seg.contains(t) ? 1 : 0;
+            }
+            if (holders > 1) {
+                return null;
+            }
+            if (holders == 1) {
+                digest = digest.minus(t);
+            }
+        }
+        return digest;
+    }
+
     /** Whether the id is in a segment or memtable (deleted or not). */
     boolean contains(long id) {
         synchronized (mutex) {

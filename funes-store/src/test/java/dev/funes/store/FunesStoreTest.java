@@ -323,6 +323,105 @@ class FunesStoreTest {
         }
     }
 
+    /** The id and stored vector of a memory's embedding. */
+    private SegmentedIndex.Entry storedVector(Path dir, String memoryId) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             var ps = c.prepareStatement("SELECT v.id, v.embedding FROM memories m JOIN vectors v ON v.id = m.vector_id"
+                     + " WHERE m.id = ?")) {
+            ps.setString(1, memoryId);
+            try (var rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                long id = rs.getLong(1);
+                return new SegmentedIndex.Entry(id, Rows.vector(rs.getBytes(2), embedder.dimension(), id));
+            }
+        }
+    }
+
+    private static StoreIndex denseIndex(MemoryStore store) {
+        return ((SqliteMemoryStore) store).denseIndex();
+    }
+
+    @Test
+    void anIndexThatAgreesWithSqliteOpensWithoutReadingEveryIdYetVectorsDeletedBehindItsBackAreNeverReturned(
+            @TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory oom = corpus.get("oom-killed");
+        SegmentedIndex.Entry vector = storedVector(dir, oom.id());
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse(); // the digests agree
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size());
+            assertThat(denseIndex(store).index().search(vector.vector(), 1, null)).extracting(SegmentedIndex.Hit::id)
+                    .containsExactly(vector.id());
+        }
+        // Another program deletes the memory and its vector while no store is open: the index
+        // files still hold the vector, and nothing recorded the deletion but SQLite.
+        sql(dir, "DELETE FROM memories WHERE id = '" + oom.id() + "'",
+                "DELETE FROM vectors WHERE id NOT IN (SELECT vector_id FROM memories)");
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isTrue();
+            assertThat(outcome.rebuilt()).isFalse();
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size() - 1);
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .isNotEmpty().doesNotContain(vector.id());
+        }
+        try (MemoryStore store = open(dir)) { // the tombstone was written to the manifest at close
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse();
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .doesNotContain(vector.id());
+        }
+    }
+
+    @Test
+    void aDeletionLeavesTheDenseIndexAtOnceAndTheNextOpenStillTrustsTheDigest(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory oom = corpus.get("oom-killed");
+        SegmentedIndex.Entry vector = storedVector(dir, oom.id());
+        try (MemoryStore store = open(dir)) {
+            assertThat(store.delete(oom.id())).isTrue();
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .isNotEmpty().doesNotContain(vector.id());
+        }
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse();
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size() - 1);
+        }
+    }
+
+    @Test
+    void vectorsInNoSegmentBelowTheLargestSegmentIdAreIndexedAgainThoughEveryFileValidates(@TempDir Path dir)
+            throws IOException, SQLException {
+        // As after a crash that lost a memtable while a later one was sealed: a valid manifest
+        // whose segments miss committed vectors below their largest id.
+        List<Memory> all = corpus.all();
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(0, 10));
+        }
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(10, all.size()));
+        }
+        SegmentedIndex.Manifest both = SegmentedIndex.readManifest(index(dir), null);
+        assertThat(both.segments()).hasSize(2);
+        SegmentedIndex.writeManifest(index(dir), new SegmentedIndex.Manifest(both.identity(), both.nextSegment(),
+                List.of(both.segments().get(1)), new long[0]));
+        SegmentedIndex.Entry first = storedVector(dir, all.get(0).id());
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isTrue();
+            assertThat(outcome.rebuilt()).isTrue();
+            assertThat(outcome.reason()).contains("index is stale: 10 vectors");
+            assertThat(outcome.segmentVectors()).isEqualTo(all.size());
+            assertThat(denseIndex(store).index().search(first.vector(), 1, null)).extracting(SegmentedIndex.Hit::id)
+                    .containsExactly(first.id());
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(denseIndex(store).outcome().idsCompared()).isFalse();
+        }
+    }
+
     @Test
     void anIndexOfAnotherStoreIsNotUsed(@TempDir Path tmp) throws IOException {
         Path a = tmp.resolve("a");
