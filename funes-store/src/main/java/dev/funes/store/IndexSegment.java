@@ -102,6 +102,7 @@ final class IndexSegment {
     private final long[] ids;
     /** The ids sorted, and the ordinal of each. */
     private final long[] sortedIds;
+    /** {@code null} when the ids are ascending (the ordinal of sorted position i is i): the usual case. */
     private final int[] sortedOrdinals;
     private final long fileLength;
     private final int bodyCrc;
@@ -117,28 +118,20 @@ final class IndexSegment {
         this.fileLength = fileLength;
         this.bodyCrc = bodyCrc;
         this.sortedIds = sortedIds;
-        this.sortedOrdinals = ordinals(ids, sortedIds);
+        this.sortedOrdinals = sortedIds == ids ? null : ordinals(ids, sortedIds);
     }
 
-    /**
-     * The ordinal of each of {@code sortedIds} (the distinct {@code ids}, sorted), in primitive
-     * arrays: no boxed index sort. A segment sealed from the memtable or built by the store holds
-     * its ids in ascending order already, and then this is one pass.
-     */
+    /** The ordinal of each of {@code sortedIds} (the distinct {@code ids}, sorted), without boxing. */
     static int[] ordinals(long[] ids, long[] sortedIds) {
         int[] ordinals = new int[ids.length];
-        boolean ascending = true;
-        for (int i = 0; i < ids.length && ascending; i++) {
-            ascending = ids[i] == sortedIds[i];
-        }
         for (int i = 0; i < ids.length; i++) {
-            if (ascending) {
-                ordinals[i] = i;
-            } else {
-                ordinals[Arrays.binarySearch(sortedIds, ids[i])] = i;
-            }
+            ordinals[Arrays.binarySearch(sortedIds, ids[i])] = i;
         }
         return ordinals;
+    }
+
+    private int ordinalAt(int sortedPosition) {
+        return sortedOrdinals == null ? sortedPosition : sortedOrdinals[sortedPosition];
     }
 
     Path file() {
@@ -238,7 +231,7 @@ final class IndexSegment {
             for (long id : wanted) {
                 int at = Arrays.binarySearch(sortedIds, id);
                 if (at >= 0 && accept.test(id)) {
-                    sink.offer(id, dot(query, view.getVector(sortedOrdinals[at])));
+                    sink.offer(id, dot(query, view.getVector(ordinalAt(at))));
                 }
             }
         } catch (IOException e) {
@@ -423,6 +416,17 @@ final class IndexSegment {
      *                               corrupt, of another format version, store or model
      */
     static IndexSegment load(Path file, Identity identity) throws InvalidIndexException {
+        return load(file, identity, null);
+    }
+
+    /**
+     * {@link #load(Path, Identity)}, but the body checksum (a read of the whole file) is skipped
+     * when {@code verified} records the file unchanged since it was last verified, and recorded
+     * there after it is verified.
+     */
+    static IndexSegment load(Path file, Identity identity, VerifiedSegments verified) throws InvalidIndexException {
+        VerifiedSegments.Stamp before = verified == null ? null : VerifiedSegments.stampOf(file, 0);
+        long started = System.currentTimeMillis();
         ReaderSupplier readers;
         try {
             readers = new MappedReaders(file);
@@ -434,7 +438,7 @@ final class IndexSegment {
             throw new InvalidIndexException("index file unreadable (" + e + ")", e);
         }
         try {
-            return validate(file, readers, identity);
+            return validate(file, readers, identity, verified, before, started);
         } catch (IOException | RuntimeException e) {
             try {
                 readers.close();
@@ -448,7 +452,9 @@ final class IndexSegment {
         }
     }
 
-    private static IndexSegment validate(Path file, ReaderSupplier readers, Identity identity) throws IOException {
+    private static IndexSegment validate(Path file, ReaderSupplier readers, Identity identity,
+                                         VerifiedSegments verified, VerifiedSegments.Stamp before, long started)
+            throws IOException {
         long[] ids;
         long pqOffset;
         long graphOffset;
@@ -514,8 +520,13 @@ final class IndexSegment {
                     || (pqOffset != 0 && (pqOffset != idsEnd || pqOffset >= graphOffset))) {
                 throw new InvalidIndexException("index header corrupt (bad vector count " + count + ")");
             }
-            if (bodyChecksum(in, headerLength, fileLength) != bodyCrc) {
-                throw new InvalidIndexException("index file checksum mismatch (corrupt)");
+            if (verified == null || !verified.unchanged(file, bodyCrc)) {
+                if (bodyChecksum(in, headerLength, fileLength) != bodyCrc) {
+                    throw new InvalidIndexException("index file checksum mismatch (corrupt)");
+                }
+                if (verified != null && before != null) {
+                    verified.verified(file, before.withBodyCrc(bodyCrc), started);
+                }
             }
             ids = new long[(int) count];
             in.seek(headerLength);
@@ -535,11 +546,18 @@ final class IndexSegment {
                 }
             }
         }
-        long[] sorted = ids.clone();
-        Arrays.sort(sorted);
-        for (int i = 1; i < sorted.length; i++) {
-            if (sorted[i] == sorted[i - 1]) {
-                throw new InvalidIndexException("index id map corrupt (id " + sorted[i] + " twice)");
+        boolean ascending = true;
+        for (int i = 1; i < ids.length && ascending; i++) {
+            ascending = ids[i - 1] < ids[i];
+        }
+        long[] sorted = ids;
+        if (!ascending) { // a merged segment: sorted runs
+            sorted = ids.clone();
+            Arrays.sort(sorted);
+            for (int i = 1; i < sorted.length; i++) {
+                if (sorted[i] == sorted[i - 1]) {
+                    throw new InvalidIndexException("index id map corrupt (id " + sorted[i] + " twice)");
+                }
             }
         }
         OnDiskGraphIndex graph = OnDiskGraphIndex.load(readers, graphOffset);

@@ -44,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongPredicate;
+import java.util.stream.Collectors;
 import java.util.zip.CRC32C;
 
 /**
@@ -242,6 +243,8 @@ public final class SegmentedIndex implements AutoCloseable {
     private volatile MaintainerLock lock;
     private volatile long maxKnownId = Long.MIN_VALUE;
     private volatile Object manifestStamp;
+    /** Which segment files were verified in full, and unchanged since (a cache in the directory). */
+    private VerifiedSegments verified;
     private ExecutorService maintenance;
     /** Tasks queued or running on {@link #maintenance}; guarded by {@link #mutex}. */
     private int pendingTasks;
@@ -316,6 +319,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     private void load() throws IOException {
         lock = MaintainerLock.tryAcquire(dir);
+        verified = VerifiedSegments.read(dir);
         List<String> problems = new ArrayList<>();
         Manifest manifest;
         Object stamp = stamp();
@@ -350,6 +354,8 @@ public final class SegmentedIndex implements AutoCloseable {
         if (lock != null) {
             startMaintenance();
             removeStrayFiles();
+            verified.retain(snapshot.segments().stream().map(IndexSegment::name).collect(Collectors.toSet()));
+            verified.writeIfChanged();
             if (!problems.isEmpty() && Files.exists(dir.resolve(MANIFEST))) {
                 synchronized (mutex) {
                     writeManifestLocked(snapshot.segments(), snapshot.tombstones());
@@ -359,7 +365,7 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private IndexSegment loadSegment(ManifestEntry entry) throws IndexSegment.InvalidIndexException {
-        IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity);
+        IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity, verified);
         if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
                 || segment.bodyCrc() != entry.bodyCrc()) {
             segment.release();

@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -246,6 +247,51 @@ class FunesStoreTest {
         }
         try (MemoryStore store = open(dir)) {
             assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse(); // the rewritten file is good
+        }
+    }
+
+    @Test
+    void aSegmentVerifiedInFullIsTrustedWhileUnchangedAnyWriteToItIsCaughtAtOpenAndCheckReadsEveryByte(
+            @TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        Path file = segment(dir);
+        Path indexDir = dir.resolve(StoreIndex.DIR);
+        int bodyCrc = SegmentedIndex.readManifest(index(dir), null).segments().get(0).bodyCrc();
+
+        // Verified before the file settled (its modification time is not 2 s older): not recorded.
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(3600)));
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+        }
+        assertThat(VerifiedSegments.read(indexDir).unchanged(file, bodyCrc)).isFalse();
+
+        FileTime settled = FileTime.from(Instant.now().minusSeconds(60));
+        Files.setLastModifiedTime(file, settled);
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+        }
+        assertThat(VerifiedSegments.read(indexDir).unchanged(file, bodyCrc)).isTrue();
+
+        // Bytes that change behind an unchanged size, time and inode (media decay) are not read
+        // again at open; funes check reads every byte and finds them.
+        long size = Files.size(file);
+        flipByte(file, size / 2); // inside a vector: nothing but the body checksum covers it
+        Files.setLastModifiedTime(file, settled);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isFalse();
+        }
+        CheckReport check = FunesStore.check(dir, embedder, false);
+        assertThat(check.problems()).extracting(CheckReport.Finding::check).containsExactly("ann");
+        assertThat(check.problems().get(0).message()).contains("index file checksum mismatch");
+
+        // Any write leaves a new modification time: verified again, found, rebuilt.
+        flipByte(file, size / 2 + 8);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isTrue();
+            assertThat(report.indexReason()).contains("index file checksum mismatch");
+            assertThat(answers(store)).isEqualTo(before);
         }
     }
 
