@@ -278,11 +278,15 @@ final class StoreIndex implements AutoCloseable {
 
     // ---------------------------------------------------------------- SQLite
 
-    /** All vector ids, sorted. */
+    /**
+     * All vector ids, sorted. Read unordered, so that SQLite scans the small index of
+     * {@code content_hash} (it holds the ids too) rather than the table, whose rows carry the
+     * embeddings (~1.5 KB each); sorted here.
+     */
     static long[] ids(Connection c) throws SQLException {
         long[] ids = new long[1024];
         int n = 0;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM vectors ORDER BY id")) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM vectors")) {
             while (rs.next()) {
                 if (n == ids.length) {
                     ids = Arrays.copyOf(ids, n * 2);
@@ -290,7 +294,9 @@ final class StoreIndex implements AutoCloseable {
                 ids[n++] = rs.getLong(1);
             }
         }
-        return Arrays.copyOf(ids, n);
+        long[] sorted = Arrays.copyOf(ids, n);
+        Arrays.sort(sorted);
+        return sorted;
     }
 
     static List<SegmentedIndex.Entry> loadAfter(Connection db, long afterId, int dimension) throws SQLException {
