@@ -102,13 +102,14 @@ final class IndexSegment {
     private final long[] ids;
     /** The ids sorted, and the ordinal of each. */
     private final long[] sortedIds;
+    /** {@code null} when the ids are ascending (the ordinal of sorted position i is i): the usual case. */
     private final int[] sortedOrdinals;
     private final long fileLength;
     private final int bodyCrc;
     private final AtomicInteger refs = new AtomicInteger(1);
 
     private IndexSegment(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, PQVectors codes, long[] ids,
-                         long fileLength, int bodyCrc) {
+                         long[] sortedIds, long fileLength, int bodyCrc) {
         this.file = file;
         this.readers = readers;
         this.graph = graph;
@@ -116,17 +117,21 @@ final class IndexSegment {
         this.ids = ids;
         this.fileLength = fileLength;
         this.bodyCrc = bodyCrc;
-        Integer[] order = new Integer[ids.length];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
+        this.sortedIds = sortedIds;
+        this.sortedOrdinals = sortedIds == ids ? null : ordinals(ids, sortedIds);
+    }
+
+    /** The ordinal of each of {@code sortedIds} (the distinct {@code ids}, sorted), without boxing. */
+    static int[] ordinals(long[] ids, long[] sortedIds) {
+        int[] ordinals = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            ordinals[Arrays.binarySearch(sortedIds, ids[i])] = i;
         }
-        Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
-        sortedIds = new long[ids.length];
-        sortedOrdinals = new int[ids.length];
-        for (int i = 0; i < order.length; i++) {
-            sortedOrdinals[i] = order[i];
-            sortedIds[i] = ids[order[i]];
-        }
+        return ordinals;
+    }
+
+    private int ordinalAt(int sortedPosition) {
+        return sortedOrdinals == null ? sortedPosition : sortedOrdinals[sortedPosition];
     }
 
     Path file() {
@@ -155,6 +160,11 @@ final class IndexSegment {
 
     long maxId() {
         return sortedIds[sortedIds.length - 1];
+    }
+
+    /** The digest of the segment's ids (deleted ones included). */
+    VectorDigest digest() {
+        return VectorDigest.of(sortedIds);
     }
 
     /** The ids, sorted; a copy. */
@@ -221,7 +231,7 @@ final class IndexSegment {
             for (long id : wanted) {
                 int at = Arrays.binarySearch(sortedIds, id);
                 if (at >= 0 && accept.test(id)) {
-                    sink.offer(id, dot(query, view.getVector(sortedOrdinals[at])));
+                    sink.offer(id, dot(query, view.getVector(ordinalAt(at))));
                 }
             }
         } catch (IOException e) {
@@ -406,6 +416,17 @@ final class IndexSegment {
      *                               corrupt, of another format version, store or model
      */
     static IndexSegment load(Path file, Identity identity) throws InvalidIndexException {
+        return load(file, identity, null);
+    }
+
+    /**
+     * {@link #load(Path, Identity)}, but the body checksum (a read of the whole file) is skipped
+     * when {@code verified} records the file unchanged since it was last verified, and recorded
+     * there after it is verified.
+     */
+    static IndexSegment load(Path file, Identity identity, VerifiedSegments verified) throws InvalidIndexException {
+        VerifiedSegments.Stamp before = verified == null ? null : VerifiedSegments.stampOf(file, 0);
+        long started = System.currentTimeMillis();
         ReaderSupplier readers;
         try {
             readers = new MappedReaders(file);
@@ -417,7 +438,7 @@ final class IndexSegment {
             throw new InvalidIndexException("index file unreadable (" + e + ")", e);
         }
         try {
-            return validate(file, readers, identity);
+            return validate(file, readers, identity, verified, before, started);
         } catch (IOException | RuntimeException e) {
             try {
                 readers.close();
@@ -431,7 +452,9 @@ final class IndexSegment {
         }
     }
 
-    private static IndexSegment validate(Path file, ReaderSupplier readers, Identity identity) throws IOException {
+    private static IndexSegment validate(Path file, ReaderSupplier readers, Identity identity,
+                                         VerifiedSegments verified, VerifiedSegments.Stamp before, long started)
+            throws IOException {
         long[] ids;
         long pqOffset;
         long graphOffset;
@@ -497,15 +520,20 @@ final class IndexSegment {
                     || (pqOffset != 0 && (pqOffset != idsEnd || pqOffset >= graphOffset))) {
                 throw new InvalidIndexException("index header corrupt (bad vector count " + count + ")");
             }
-            if (bodyChecksum(in, headerLength, fileLength) != bodyCrc) {
-                throw new InvalidIndexException("index file checksum mismatch (corrupt)");
+            if (verified == null || !verified.unchanged(file, bodyCrc)) {
+                if (bodyChecksum(in, headerLength, fileLength) != bodyCrc) {
+                    throw new InvalidIndexException("index file checksum mismatch (corrupt)");
+                }
+                if (verified != null && before != null) {
+                    verified.verified(file, before.withBodyCrc(bodyCrc), started);
+                }
             }
             ids = new long[(int) count];
             in.seek(headerLength);
+            in.readFully(ids);
             long seenMax = Long.MIN_VALUE;
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = in.readLong();
-                seenMax = Math.max(seenMax, ids[i]);
+            for (long id : ids) {
+                seenMax = Math.max(seenMax, id);
             }
             if (seenMax != maxId) {
                 throw new InvalidIndexException("index id map corrupt (max id " + seenMax + " != " + maxId + ")");
@@ -518,11 +546,18 @@ final class IndexSegment {
                 }
             }
         }
-        long[] sorted = ids.clone();
-        Arrays.sort(sorted);
-        for (int i = 1; i < sorted.length; i++) {
-            if (sorted[i] == sorted[i - 1]) {
-                throw new InvalidIndexException("index id map corrupt (id " + sorted[i] + " twice)");
+        boolean ascending = true;
+        for (int i = 1; i < ids.length && ascending; i++) {
+            ascending = ids[i - 1] < ids[i];
+        }
+        long[] sorted = ids;
+        if (!ascending) { // a merged segment: sorted runs
+            sorted = ids.clone();
+            Arrays.sort(sorted);
+            for (int i = 1; i < sorted.length; i++) {
+                if (sorted[i] == sorted[i - 1]) {
+                    throw new InvalidIndexException("index id map corrupt (id " + sorted[i] + " twice)");
+                }
             }
         }
         OnDiskGraphIndex graph = OnDiskGraphIndex.load(readers, graphOffset);
@@ -532,7 +567,7 @@ final class IndexSegment {
             throw new InvalidIndexException("index graph does not match its header (" + graph.size(0) + " nodes, "
                     + ids.length + " ids)");
         }
-        return new IndexSegment(file, readers, graph, codes, ids, fileLength, bodyCrc);
+        return new IndexSegment(file, readers, graph, codes, ids, sorted, fileLength, bodyCrc);
     }
 
     private static int bodyChecksum(RandomAccessReader in, long from, long to) throws IOException {

@@ -244,7 +244,11 @@ final class Schema {
                                 s.execute(sql);
                             }
                         }
-                    }));
+                    }),
+            // Opening a store compares this digest with the dense index's ids instead of reading
+            // every vector id (VectorDigest, StoreIndex): O(1) database work while they agree.
+            new Migration(6, "vector_digest: count, sum and mix of the vector ids, kept by triggers",
+                    VectorDigest.migration()));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

@@ -44,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongPredicate;
+import java.util.stream.Collectors;
 import java.util.zip.CRC32C;
 
 /**
@@ -247,6 +248,8 @@ public final class SegmentedIndex implements AutoCloseable {
     private volatile MaintainerLock lock;
     private volatile long maxKnownId = Long.MIN_VALUE;
     private volatile Object manifestStamp;
+    /** Which segment files were verified in full, and unchanged since (a cache in the directory). */
+    private VerifiedSegments verified;
     private ExecutorService maintenance;
     /** Tasks queued or running on {@link #maintenance}; guarded by {@link #mutex}. */
     private int pendingTasks;
@@ -321,6 +324,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     private void load() throws IOException {
         lock = MaintainerLock.tryAcquire(dir);
+        verified = VerifiedSegments.read(dir);
         List<String> problems = new ArrayList<>();
         Manifest manifest;
         Object stamp = stamp();
@@ -355,6 +359,8 @@ public final class SegmentedIndex implements AutoCloseable {
         if (lock != null) {
             startMaintenance();
             removeStrayFiles();
+            verified.retain(snapshot.segments().stream().map(IndexSegment::name).collect(Collectors.toSet()));
+            verified.writeIfChanged();
             if (!problems.isEmpty() && Files.exists(dir.resolve(MANIFEST))) {
                 synchronized (mutex) {
                     writeManifestLocked(snapshot.segments(), snapshot.tombstones());
@@ -364,7 +370,7 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private IndexSegment loadSegment(ManifestEntry entry) throws IndexSegment.InvalidIndexException {
-        IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity);
+        IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity, verified);
         if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
                 || segment.bodyCrc() != entry.bodyCrc()) {
             segment.release();
@@ -1317,6 +1323,37 @@ public final class SegmentedIndex implements AutoCloseable {
         long[] all = snapshot.segments().stream().flatMapToLong(s -> Arrays.stream(s.sortedIds())).sorted().distinct()
                 .toArray();
         return all;
+    }
+
+    /**
+     * The digest of the live ids in segments (those not deleted), or {@code null} when an id is in
+     * two segments (the digest of a set would not describe them).
+     */
+    VectorDigest segmentDigest() {
+        Snapshot s = snapshot;
+        long count = 0;
+        long sum = 0;
+        long mix = 0;
+        for (IndexSegment seg : s.segments()) {
+            VectorDigest d = seg.digest();
+            count += d.count();
+            sum += d.sum();
+            mix += d.mix();
+        }
+        VectorDigest digest = new VectorDigest(count, sum, mix);
+        for (Long t : s.tombstones()) {
+            int holders = 0;
+            for (IndexSegment seg : s.segments()) {
+                holders += seg.contains(t) ? 1 : 0;
+            }
+            if (holders > 1) {
+                return null;
+            }
+            if (holders == 1) {
+                digest = digest.minus(t);
+            }
+        }
+        return digest;
     }
 
     /** Whether the id is in a segment or memtable (deleted or not). */

@@ -305,6 +305,11 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
+    /** The dense index (tests: what its open did, {@link StoreIndex#outcome()}). */
+    StoreIndex denseIndex() {
+        return ann;
+    }
+
     OpenReport openReport() {
         return openReport;
     }
@@ -761,7 +766,8 @@ final class SqliteMemoryStore implements MemoryStore {
                 "DELETE FROM vectors WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE vector_id = ?)")) {
             ps.setLong(1, vectorId);
             ps.setLong(2, vectorId);
-            if (ps.executeUpdate() == 1) {
+            // > 0, not == 1: the driver counts the row the vector_digest trigger updates as well
+            if (ps.executeUpdate() > 0) {
                 return vectorId;
             }
         }

@@ -26,6 +26,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * {@link FunesStore#check}: inspects a store directory without opening it as a store (opening
@@ -46,6 +47,8 @@ final class StoreCheck {
     /** Least cosine between a stored vector and a fresh embedding of its text; ONNX runs differ by far less. */
     private static final double MODEL_AGREEMENT = 0.98;
     private static final int EXAMPLES = 5;
+    private static final List<String> DIGEST_TRIGGERS = List.of("vector_digest_insert", "vector_digest_delete",
+            "vector_digest_update");
     private static final String REBUILT_AT_OPEN = " The index is derived from the vectors in SQLite: the next open"
             + " rebuilds it, or repair now.";
 
@@ -84,6 +87,9 @@ final class StoreCheck {
         int dimension;
         long memories;
         long unusedVectors;
+        int schemaVersion;
+        /** The digest of the vector ids that SQLite keeps differs from the ids, or its triggers are missing. */
+        boolean staleDigest;
         /** Row numbers of memories whose identifier terms do not match their text. */
         final List<Long> staleTerms = new ArrayList<>();
 
@@ -186,6 +192,7 @@ final class StoreCheck {
             return false;
         }
         in.add("database", Status.OK, database.getFileName() + " is a SQLite database (" + bytes(database) + ")");
+        in.schemaVersion = version;
         if (version > Schema.CURRENT_VERSION) {
             in.add("schema", Status.PROBLEM, "written by a newer Funes (schema version " + version + "; this Funes"
                     + " reads up to version " + Schema.CURRENT_VERSION + "): upgrade Funes to check or open it");
@@ -493,16 +500,45 @@ final class StoreCheck {
         }
     }
 
+    /**
+     * Whether the digest of the vector ids SQLite keeps ({@link VectorDigest}, schema 6) is wrong:
+     * an open would then compare the index with the wrong ids, so the {@code ann} check reports it.
+     */
+    private static String digestProblem(Connection c, Inspection in) throws SQLException {
+        if (in.schemaVersion < 6) {
+            return null; // migrated (and the digest computed) at the next open
+        }
+        long triggers = single(c, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name IN ("
+                + DIGEST_TRIGGERS.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", ")) + ")");
+        VectorDigest actual = VectorDigest.recompute(c);
+        VectorDigest kept;
+        try {
+            kept = VectorDigest.ofDatabase(c);
+        } catch (SQLException e) {
+            kept = null;
+        }
+        if (triggers == DIGEST_TRIGGERS.size() && actual.equals(kept)) {
+            return null;
+        }
+        in.staleDigest = true;
+        return "the digest of the vector ids that opening compares with the index (table vector_digest"
+                + (triggers < DIGEST_TRIGGERS.size() ? ", " + (DIGEST_TRIGGERS.size() - triggers) + " of its triggers"
+                + " missing" : "") + ") says " + (kept == null ? "nothing" : kept.count() + " vectors") + ", the table"
+                + " holds " + actual.count() + ": an open could trust an index out of step. Repair recomputes it.";
+    }
+
     private void ann(Connection c, Inspection in) {
         Path manifestFile = indexDir.resolve(SegmentedIndex.MANIFEST);
         String index = StoreIndex.DIR + "/";
         try {
+            String digest = digestProblem(c, in);
             long vectors = single(c, "SELECT count(*) FROM vectors");
             IndexSegment.Identity identity = new IndexSegment.Identity(in.storeId, in.modelId, in.dimension);
             if (!Files.exists(manifestFile)) {
                 // Normal until a writing store first seals a segment (after freshLimit vectors, or
                 // at close): the vectors are searched from memory meanwhile. The next open builds it.
-                in.add("ann", Status.OK, vectors == 0 ? "no vectors, no index"
+                in.add("ann", digest != null ? Status.PROBLEM : Status.OK, digest != null ? digest
+                        : vectors == 0 ? "no vectors, no index"
                         : "no " + index + SegmentedIndex.MANIFEST + " yet: the " + vectors + " vectors are searched"
                         + " from memory until a segment is written (when a writing store closes, or at the next open)");
                 return;
@@ -541,6 +577,10 @@ final class StoreCheck {
             }
             Arrays.sort(inSegments);
             if (vectors == 0) {
+                if (digest != null && inSegments.length == 0) {
+                    in.add("ann", Status.PROBLEM, digest);
+                    return;
+                }
                 in.add("ann", inSegments.length == 0 ? Status.OK : Status.PROBLEM, inSegments.length == 0
                         ? "no vectors, an empty index"
                         : index + " holds " + inSegments.length + " vectors but the store has none." + REBUILT_AT_OPEN);
@@ -556,6 +596,10 @@ final class StoreCheck {
                 return;
             }
             long newer = vectors - inDatabase.length;
+            if (digest != null) {
+                in.add("ann", Status.PROBLEM, digest);
+                return;
+            }
             in.add("ann", Status.OK, index + " holds " + inSegments.length + " vectors in " + manifest.segments().size()
                     + " segments, the ids of the database" + (diff[0] > 0 ? " and " + diff[0] + " deleted since (dropped"
                     + " at the next merge)" : "") + (newer > 0 ? "; " + newer + " newer vectors are searched from memory"
@@ -614,6 +658,7 @@ final class StoreCheck {
         boolean fts = in.has("fts", Status.PROBLEM);
         boolean sessions = in.has("sessions", Status.PROBLEM);
         boolean unused = in.has("vectors", Status.WARNING) && in.unusedVectors > 0;
+        boolean digest = in.staleDigest;
         boolean ann = in.has("ann", Status.PROBLEM);
         if (!in.sound) {
             notes.add(new Finding("repair", Status.PROBLEM, "nothing was rebuilt: derived data is rebuilt only from a"
@@ -623,7 +668,7 @@ final class StoreCheck {
         if (!fts && !sessions && !unused && !ann) {
             return done;
         }
-        if (fts || sessions || unused) {
+        if (fts || sessions || unused || digest) {
             try (WriteLock.Held held = new WriteLock(dir, lockTimeout).acquire("repairing the store");
                  Connection w = SqliteMemoryStore.connect(database, false)) {
                 w.setAutoCommit(false);
@@ -641,9 +686,22 @@ final class StoreCheck {
                         done.put("sessions", "recomputed the sessions table from the memories (" + n + " sessions)");
                     }
                     if (unused) {
-                        int n = s.executeUpdate("DELETE FROM vectors WHERE NOT EXISTS"
+                        // counted first: the driver's update count includes the vector_digest trigger's rows
+                        long n = single(w, "SELECT count(*) FROM vectors WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM memories m WHERE m.vector_id = vectors.id)");
+                        s.executeUpdate("DELETE FROM vectors WHERE NOT EXISTS"
                                 + " (SELECT 1 FROM memories m WHERE m.vector_id = vectors.id)");
                         done.put("vectors", "removed " + n + " vectors no memory used");
+                    }
+                    if (digest) {
+                        for (String trigger : DIGEST_TRIGGERS) {
+                            s.execute("DROP TRIGGER IF EXISTS " + trigger);
+                        }
+                        s.execute("DROP TABLE IF EXISTS vector_digest");
+                        for (String sql : VectorDigest.migration()) {
+                            s.execute(sql);
+                        }
+                        done.put("ann", "recomputed the digest of the vector ids (table vector_digest) and its triggers");
                     }
                     w.commit();
                 } catch (SQLException | RuntimeException e) {
@@ -657,11 +715,11 @@ final class StoreCheck {
                 return done;
             }
         }
-        if (ann || unused) {
+        if ((ann && !indexSound(in)) || unused) {
             String what = rebuildIndex(in, notes);
             if (what != null) {
                 if (ann) {
-                    done.put("ann", what);
+                    done.merge("ann", what, (a, b) -> a + ", and " + b);
                 } else {
                     done.merge("vectors", what, (a, b) -> a + ", and " + b);
                 }
@@ -669,6 +727,11 @@ final class StoreCheck {
         }
         LOG.info("Repaired the store {}: {}", dir, done);
         return done;
+    }
+
+    /** Whether the {@code ann} problem was the digest alone (the index files themselves agree with SQLite). */
+    private static boolean indexSound(Inspection in) {
+        return in.staleDigest && in.message("ann").startsWith("the digest of the vector ids");
     }
 
     private String rebuildIndex(Inspection in, List<Finding> notes) {

@@ -19,7 +19,8 @@ import java.util.List;
  * the vectors in SQLite, which stay the source of truth. Opening compares the two: ids the
  * segments hold but the database no longer has become tombstones; vectors newer than every
  * segment go to the memtable; vectors a damaged or missing segment or manifest lost are built
- * into a new segment from SQLite (logged, never fatal).
+ * into a new segment from SQLite (logged, never fatal). While SQLite's digest of its vector ids
+ * equals the index's ({@link VectorDigest}), the ids are not read one by one.
  */
 final class StoreIndex implements AutoCloseable {
 
@@ -31,8 +32,13 @@ final class StoreIndex implements AutoCloseable {
     private static final int EXACT_FILTER_SIZE = 2_000;
     private static final int IN_LIST_CHUNK = 500;
 
-    /** What {@link #open} did. */
-    record Outcome(boolean rebuilt, String reason, long segmentVectors, int memtableVectors) {
+    /**
+     * What {@link #open} did.
+     *
+     * @param idsCompared whether every vector id of SQLite was read and compared with the
+     *                    segments' (false: the digests agreed, {@link #agreed})
+     */
+    record Outcome(boolean rebuilt, String reason, long segmentVectors, int memtableVectors, boolean idsCompared) {
     }
 
     private final SegmentedIndex index;
@@ -68,14 +74,20 @@ final class StoreIndex implements AutoCloseable {
 
     private static Outcome reconcile(SegmentedIndex index, int dimension, Connection db)
             throws SQLException, IOException {
-        long[] inDatabase = ids(db);
         String problem = index.openProblem();
+        if (problem == null) {
+            Outcome agreed = agreed(index, dimension, db);
+            if (agreed != null) {
+                return agreed;
+            }
+        }
+        long[] inDatabase = ids(db);
         if (inDatabase.length == 0) {
             if (index.maintainer() && index.segmentIds().length > 0) {
                 index.clear();
                 LOG.info("Removed the index segments of {}: the store has no vectors", index.dir());
             }
-            return new Outcome(false, null, 0, 0);
+            return new Outcome(false, null, 0, 0, true);
         }
         long[] inSegments = index.segmentIds();
         // ids in both sorted arrays: deleted since (segments only) and missing (database only)
@@ -126,7 +138,44 @@ final class StoreIndex implements AutoCloseable {
         if (problem == null) {
             index.addMissing(loadAfter(db, max, dimension));
         }
-        return new Outcome(reason != null, reason, index.segmentVectors(), index.memtableVectors());
+        return new Outcome(reason != null, reason, index.segmentVectors(), index.memtableVectors(), true);
+    }
+
+    /**
+     * The open without reading every vector id, when it is safe: the segments all loaded, and
+     * SQLite's digest of its vector ids (kept by triggers, {@link VectorDigest}) equals the digest
+     * of the segments' live ids plus the ids newer than every segment, which go to the memtable.
+     * Then SQLite holds exactly the segments' live ids up to their largest one: nothing was
+     * deleted by another process that the index did not record, and no vector sealed nowhere
+     * (a memtable lost in a crash) is missing. Database work: the digest twice (a writer that
+     * commits in between sends the open to the full comparison) and the newer vectors.
+     *
+     * @return the outcome, or {@code null} when the digests differ and the full comparison must run
+     */
+    private static Outcome agreed(SegmentedIndex index, int dimension, Connection db) throws SQLException {
+        VectorDigest live = index.segmentDigest();
+        if (live == null) {
+            return null;
+        }
+        VectorDigest before = VectorDigest.ofDatabase(db);
+        if (before.count() == 0) {
+            return null;
+        }
+        List<SegmentedIndex.Entry> newer = loadAfter(db, index.segmentsMaxId(), dimension);
+        if (!before.equals(VectorDigest.ofDatabase(db))) {
+            return null;
+        }
+        VectorDigest expected = live;
+        for (SegmentedIndex.Entry e : newer) {
+            expected = expected.plus(e.id());
+        }
+        if (!expected.equals(before)) {
+            LOG.debug("The index {} and SQLite's vectors differ (digest {} vs {}): comparing their ids", index.dir(),
+                    expected, before);
+            return null;
+        }
+        index.addMissing(newer);
+        return new Outcome(false, null, index.segmentVectors(), index.memtableVectors(), false);
     }
 
     Outcome outcome() {
@@ -241,11 +290,15 @@ final class StoreIndex implements AutoCloseable {
 
     // ---------------------------------------------------------------- SQLite
 
-    /** All vector ids, sorted. */
+    /**
+     * All vector ids, sorted. Read unordered, so that SQLite scans the small index of
+     * {@code content_hash} (it holds the ids too) rather than the table, whose rows carry the
+     * embeddings (~1.5 KB each); sorted here.
+     */
     static long[] ids(Connection c) throws SQLException {
         long[] ids = new long[1024];
         int n = 0;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM vectors ORDER BY id")) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM vectors")) {
             while (rs.next()) {
                 if (n == ids.length) {
                     ids = Arrays.copyOf(ids, n * 2);
@@ -253,7 +306,9 @@ final class StoreIndex implements AutoCloseable {
                 ids[n++] = rs.getLong(1);
             }
         }
-        return Arrays.copyOf(ids, n);
+        long[] sorted = Arrays.copyOf(ids, n);
+        Arrays.sort(sorted);
+        return sorted;
     }
 
     static List<SegmentedIndex.Entry> loadAfter(Connection db, long afterId, int dimension) throws SQLException {

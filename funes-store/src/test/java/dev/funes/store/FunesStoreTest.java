@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -250,6 +251,51 @@ class FunesStoreTest {
     }
 
     @Test
+    void aSegmentVerifiedInFullIsTrustedWhileUnchangedAnyWriteToItIsCaughtAtOpenAndCheckReadsEveryByte(
+            @TempDir Path dir) throws IOException {
+        List<List<String>> before = createStore(dir);
+        Path file = segment(dir);
+        Path indexDir = dir.resolve(StoreIndex.DIR);
+        int bodyCrc = SegmentedIndex.readManifest(index(dir), null).segments().get(0).bodyCrc();
+
+        // Verified before the file settled (its modification time is not 2 s older): not recorded.
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(3600)));
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+        }
+        assertThat(VerifiedSegments.read(indexDir).unchanged(file, bodyCrc)).isFalse();
+
+        FileTime settled = FileTime.from(Instant.now().minusSeconds(60));
+        Files.setLastModifiedTime(file, settled);
+        try (MemoryStore store = open(dir)) {
+            assertThat(FunesStore.openReport(store).indexRebuilt()).isFalse();
+        }
+        assertThat(VerifiedSegments.read(indexDir).unchanged(file, bodyCrc)).isTrue();
+
+        // Bytes that change behind an unchanged size, time and inode (media decay) are not read
+        // again at open; funes check reads every byte and finds them.
+        long size = Files.size(file);
+        flipByte(file, size / 2); // inside a vector: nothing but the body checksum covers it
+        Files.setLastModifiedTime(file, settled);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isFalse();
+        }
+        CheckReport check = FunesStore.check(dir, embedder, false);
+        assertThat(check.problems()).extracting(CheckReport.Finding::check).containsExactly("ann");
+        assertThat(check.problems().get(0).message()).contains("index file checksum mismatch");
+
+        // Any write leaves a new modification time: verified again, found, rebuilt.
+        flipByte(file, size / 2 + 8);
+        try (MemoryStore store = open(dir)) {
+            OpenReport report = FunesStore.openReport(store);
+            assertThat(report.indexRebuilt()).as(report.summary()).isTrue();
+            assertThat(report.indexReason()).contains("index file checksum mismatch");
+            assertThat(answers(store)).isEqualTo(before);
+        }
+    }
+
+    @Test
     void aDamagedManifestIsRebuiltFromSqliteNeverTrusted(@TempDir Path dir) throws IOException {
         List<List<String>> before = createStore(dir);
         flipByte(index(dir), 20);
@@ -320,6 +366,105 @@ class FunesStoreTest {
             assertThat(report.graphVectors()).isEqualTo(corpus.size() - 1);
             assertThat(store.search(SearchRequest.of("container killed for using too much memory")))
                     .extracting(h -> h.memory().id()).doesNotContain(oom.id());
+        }
+    }
+
+    /** The id and stored vector of a memory's embedding. */
+    private SegmentedIndex.Entry storedVector(Path dir, String memoryId) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             var ps = c.prepareStatement("SELECT v.id, v.embedding FROM memories m JOIN vectors v ON v.id = m.vector_id"
+                     + " WHERE m.id = ?")) {
+            ps.setString(1, memoryId);
+            try (var rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                long id = rs.getLong(1);
+                return new SegmentedIndex.Entry(id, Rows.vector(rs.getBytes(2), embedder.dimension(), id));
+            }
+        }
+    }
+
+    private static StoreIndex denseIndex(MemoryStore store) {
+        return ((SqliteMemoryStore) store).denseIndex();
+    }
+
+    @Test
+    void anIndexThatAgreesWithSqliteOpensWithoutReadingEveryIdYetVectorsDeletedBehindItsBackAreNeverReturned(
+            @TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory oom = corpus.get("oom-killed");
+        SegmentedIndex.Entry vector = storedVector(dir, oom.id());
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse(); // the digests agree
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size());
+            assertThat(denseIndex(store).index().search(vector.vector(), 1, null)).extracting(SegmentedIndex.Hit::id)
+                    .containsExactly(vector.id());
+        }
+        // Another program deletes the memory and its vector while no store is open: the index
+        // files still hold the vector, and nothing recorded the deletion but SQLite.
+        sql(dir, "DELETE FROM memories WHERE id = '" + oom.id() + "'",
+                "DELETE FROM vectors WHERE id NOT IN (SELECT vector_id FROM memories)");
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isTrue();
+            assertThat(outcome.rebuilt()).isFalse();
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size() - 1);
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .isNotEmpty().doesNotContain(vector.id());
+        }
+        try (MemoryStore store = open(dir)) { // the tombstone was written to the manifest at close
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse();
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .doesNotContain(vector.id());
+        }
+    }
+
+    @Test
+    void aDeletionLeavesTheDenseIndexAtOnceAndTheNextOpenStillTrustsTheDigest(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        Memory oom = corpus.get("oom-killed");
+        SegmentedIndex.Entry vector = storedVector(dir, oom.id());
+        try (MemoryStore store = open(dir)) {
+            assertThat(store.delete(oom.id())).isTrue();
+            assertThat(denseIndex(store).index().search(vector.vector(), 5, null)).extracting(SegmentedIndex.Hit::id)
+                    .isNotEmpty().doesNotContain(vector.id());
+        }
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isFalse();
+            assertThat(outcome.segmentVectors()).isEqualTo(corpus.size() - 1);
+        }
+    }
+
+    @Test
+    void vectorsInNoSegmentBelowTheLargestSegmentIdAreIndexedAgainThoughEveryFileValidates(@TempDir Path dir)
+            throws IOException, SQLException {
+        // As after a crash that lost a memtable while a later one was sealed: a valid manifest
+        // whose segments miss committed vectors below their largest id.
+        List<Memory> all = corpus.all();
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(0, 10));
+        }
+        try (MemoryStore store = open(dir)) {
+            store.addAll(all.subList(10, all.size()));
+        }
+        SegmentedIndex.Manifest both = SegmentedIndex.readManifest(index(dir), null);
+        assertThat(both.segments()).hasSize(2);
+        SegmentedIndex.writeManifest(index(dir), new SegmentedIndex.Manifest(both.identity(), both.nextSegment(),
+                List.of(both.segments().get(1)), new long[0]));
+        SegmentedIndex.Entry first = storedVector(dir, all.get(0).id());
+        try (MemoryStore store = open(dir)) {
+            StoreIndex.Outcome outcome = denseIndex(store).outcome();
+            assertThat(outcome.idsCompared()).isTrue();
+            assertThat(outcome.rebuilt()).isTrue();
+            assertThat(outcome.reason()).contains("index is stale: 10 vectors");
+            assertThat(outcome.segmentVectors()).isEqualTo(all.size());
+            assertThat(denseIndex(store).index().search(first.vector(), 1, null)).extracting(SegmentedIndex.Hit::id)
+                    .containsExactly(first.id());
+        }
+        try (MemoryStore store = open(dir)) {
+            assertThat(denseIndex(store).outcome().idsCompared()).isFalse();
         }
     }
 

@@ -19,6 +19,11 @@ final class OldStores {
     static void downgradeToVersion1(Path storeDir) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
+            // Migration 6: the digest of the vector ids and its triggers.
+            for (String trigger : new String[] {"vector_digest_insert", "vector_digest_delete", "vector_digest_update"}) {
+                s.execute("DROP TRIGGER IF EXISTS " + trigger);
+            }
+            s.execute("DROP TABLE IF EXISTS vector_digest");
             // Migration 5: the identifier terms and the two-column full-text index; back to the
             // text-only index of version 1, rebuilt from the memories.
             for (String trigger : new String[] {"memories_fts_insert", "memories_fts_delete", "memories_fts_update"}) {

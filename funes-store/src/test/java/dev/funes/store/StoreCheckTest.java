@@ -256,6 +256,32 @@ class StoreCheckTest {
     }
 
     @Test
+    void aVectorDigestOutOfStepIsAProblemThatARepairRecomputesWithoutRebuildingTheIndex(@TempDir Path dir)
+            throws SQLException, IOException {
+        createStore(dir);
+        Path segment = onlySegment(dir);
+        byte[] segmentBytes = Files.readAllBytes(segment);
+        // A program that dropped a trigger, then deleted an unused vector: the digest still counts it.
+        sql(dir, "INSERT INTO vectors (content_hash, embedding) SELECT 'orphan', embedding FROM vectors LIMIT 1",
+                "DROP TRIGGER vector_digest_delete", "DELETE FROM vectors WHERE content_hash = 'orphan'");
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("ann");
+        assertThat(finding(report, "ann").message()).contains("digest of the vector ids")
+                .contains("1 of its triggers missing").contains("says " + (corpus.size() + 1) + " vectors")
+                .contains("holds " + corpus.size());
+
+        CheckReport repaired = check(dir, true);
+        assertThat(finding(repaired, "ann").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "ann").message()).contains("recomputed the digest");
+        assertThat(rows(dir, "SELECT count FROM vector_digest")).containsExactly(corpus.size() + "|");
+        assertThat(rows(dir, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'vector_digest_%'"))
+                .containsExactly("3|");
+        assertThat(onlySegment(dir)).isEqualTo(segment); // the index itself was fine: not rebuilt
+        assertThat(Files.readAllBytes(segment)).isEqualTo(segmentBytes);
+        assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
+    }
+
+    @Test
     void unusedVectorsAreHarmlessAndARepairRemovesThem(@TempDir Path dir) throws SQLException {
         createStore(dir);
         sql(dir, "INSERT INTO vectors (content_hash, embedding) SELECT 'orphan', embedding FROM vectors LIMIT 1");
