@@ -4,7 +4,10 @@ import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
+import dev.funes.bench.corpus.BuildCorpus;
 import dev.funes.bench.corpus.VectorCorpus;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
 import dev.funes.store.FunesStore;
 import dev.funes.store.StoreVectors;
 import java.io.IOException;
@@ -78,6 +81,30 @@ public final class StoreCorpus {
         Files.writeString(dir.resolve(BUILT), line + System.lineSeparator());
         log.println(line);
         return dir;
+    }
+
+    /**
+     * Builds the store of a corpus ahead of the store benchmarks (a 1M build takes far longer
+     * than JMH's set-up should): {@code StoreCorpus SOURCE QUERIES SEED SIZE}, for example
+     * {@code StoreCorpus full 500 42 1000000}; the corpus must be cached or buildable
+     * ({@link BuildCorpus}). A store already built is left as it is.
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 4) {
+            System.err.println("usage: StoreCorpus SOURCE QUERIES SEED SIZE  (e.g. full 500 42 1000000)");
+            System.exit(2);
+        }
+        String source = args[0];
+        int queries = Integer.parseInt(args[1]);
+        long seed = Long.parseLong(args[2]);
+        int size = Integer.parseInt(args[3]);
+        VectorCorpus corpus = VectorCorpus.load(source, size, queries, seed, BuildCorpus.sharedDir(),
+                BuildCorpus.cacheDir(), System.out);
+        try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT)) {
+            Path dir = ensure(corpus, StoreSearchBenchmark.storeDir(source, size, seed), embedder,
+                    StoreSearchBenchmark.batch(size), System.out);
+            System.out.println("store: " + dir + " (" + Files.readString(dir.resolve(BUILT)).strip() + ")");
+        }
     }
 
     /** Heap in use after two full collections, in MiB. */

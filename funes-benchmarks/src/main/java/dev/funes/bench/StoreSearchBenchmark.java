@@ -91,9 +91,12 @@ public class StoreSearchBenchmark {
         return BuildCorpus.cacheDir().resolve(String.format(Locale.ROOT, "store-%s-n%d-s%d", source, size, seed));
     }
 
-    /** Memories per write: the whole corpus up to 100k (one index build), else 100k at a time. */
+    /**
+     * Memories per write: the whole corpus in one write, so the store builds its dense index as
+     * one segment with JVector's parallel builder (what a bulk load or a fully merged index holds).
+     */
     static int batch(int size) {
-        return Math.min(size, 100_000);
+        return size;
     }
 
     /** One search, cycling through the held-out questions. */

@@ -10,16 +10,15 @@ import java.util.List;
  * Funes's own dense index, {@link SegmentedIndex}, with the store's default options (memtable of
  * 20,000 vectors sealed into on-disk segments, PQ codes in RAM for segments of 10,000 or more with
  * full-precision rerank from the file, background merges of 4) in a temporary folder: the vectors
- * added with {@code addAll} in calls of 100,000 (each built straight into a segment; a smaller
- * corpus goes through the memtable), then {@code seal()} and {@code awaitMerges()}. The
+ * added with one {@code addAll} (built straight into one segment with JVector's parallel builder,
+ * the state of a bulk load or of a fully merged index; a corpus under the memtable's size goes
+ * through the memtable), then {@code seal()} and {@code awaitMerges()}. The
  * search beam {@code ef} is the index's per-segment candidates, {@code overquery = ef / k}; the
  * store itself searches with overquery 4 (for its k of 100 candidates).
  */
 final class SegmentedIndexPeer extends GraphPeer {
 
     static final String NAME = "funes-segmented";
-    /** Vectors per {@code addAll}: the store benchmarks write 100k memories per call too. */
-    static final int BATCH = 100_000;
 
     private Path dir;
     private int dimension;
@@ -76,16 +75,13 @@ final class SegmentedIndexPeer extends GraphPeer {
         if (reuse) {
             return;
         }
-        for (int from = 0; from < corpus.size(); from += BATCH) {
-            int to = Math.min(corpus.size(), from + BATCH);
-            long[] ids = new long[to - from];
-            float[][] vectors = new float[to - from][];
-            for (int i = from; i < to; i++) {
-                ids[i - from] = i;
-                vectors[i - from] = corpus.vector(i);
-            }
-            index.addAll(ids, vectors);
+        long[] ids = new long[corpus.size()];
+        float[][] vectors = new float[corpus.size()][];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = i;
+            vectors[i] = corpus.vector(i);
         }
+        index.addAll(ids, vectors);
         index.seal();
         index.awaitMerges();
     }
