@@ -11,6 +11,7 @@ import dev.funes.embed.Embedders;
 import dev.funes.store.FunesStore;
 import dev.funes.store.StoreOptions;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +66,9 @@ public class StoreSearchBenchmark {
     @Param("-1")
     public long lexicalBudget;
 
+    /** Corpus vectors loaded for their questions alone once the store is built. */
+    private static final int QUESTIONS_ONLY = 1000;
+
     private Embedder embedder;
     private MemoryStore store;
     private VectorCorpus corpus;
@@ -73,10 +77,17 @@ public class StoreSearchBenchmark {
     /** Builds the store if it is not cached yet, then opens it. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        corpus = VectorCorpus.load(source, size, queries, seed, BuildCorpus.sharedDir(), BuildCorpus.cacheDir(),
-                System.out);
+        Path dir = storeDir(source, size, seed);
+        // Once the store is built only the held-out questions are needed, and they do not depend
+        // on the size: a small sample brings them without a million vectors on the heap, so the
+        // heap printed (and an -Xmx given to the fork) is the store's own.
+        boolean built = Files.exists(dir.resolve(StoreCorpus.BUILT));
+        corpus = VectorCorpus.load(source, built ? Math.min(size, QUESTIONS_ONLY) : size, queries, seed,
+                BuildCorpus.sharedDir(), BuildCorpus.cacheDir(), System.out);
         embedder = Embedders.bundled(BundledModel.DEFAULT);
-        Path dir = StoreCorpus.ensure(corpus, storeDir(source, size, seed), embedder, batch(size), System.out);
+        if (!built) {
+            StoreCorpus.ensure(corpus, dir, embedder, batch(size), System.out);
+        }
         StoreOptions.Builder options = StoreOptions.builder();
         if (lexicalBudget >= 0) {
             options.lexicalBudget(lexicalBudget);

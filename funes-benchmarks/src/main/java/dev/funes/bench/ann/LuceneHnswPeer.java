@@ -70,7 +70,7 @@ final class LuceneHnswPeer extends GraphPeer {
 
     private void write(VectorCorpus corpus) throws IOException {
         IndexWriterConfig config = new IndexWriterConfig().setOpenMode(IndexWriterConfig.OpenMode.CREATE)
-                .setRAMBufferSizeMB(1024);
+                .setRAMBufferSizeMB(4096); // few flushed segments at 1M, so forceMerge has little graph to merge
         try (IndexWriter writer = new IndexWriter(directory, config)) {
             for (int i = 0; i < corpus.size(); i++) {
                 Document doc = new Document();
