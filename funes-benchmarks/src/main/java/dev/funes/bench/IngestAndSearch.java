@@ -156,7 +156,8 @@ public final class IngestAndSearch {
         return sortedNanos[Math.max(0, index)] / 1e6;
     }
 
-    static void deleteTree(Path dir) throws IOException {
+    /** Deletes a folder and everything in it; nothing when it does not exist. */
+    public static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

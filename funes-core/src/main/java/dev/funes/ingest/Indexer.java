@@ -185,7 +185,12 @@ public final class Indexer {
                     indexFile(c, run, job);
                 } catch (RuntimeException e) {
                     // What the earlier files and this one told comes first, as if read one by one.
-                    settle(run, true);
+                    try {
+                        settle(run, true);
+                    } catch (RuntimeException earlier) {
+                        earlier.addSuppressed(e); // an earlier file's write failed first: it ends the run
+                        throw earlier;
+                    }
                     job.replay(run.out);
                     throw e;
                 }

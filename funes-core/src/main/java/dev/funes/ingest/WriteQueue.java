@@ -112,7 +112,7 @@ final class WriteQueue implements AutoCloseable {
                 task.run();
             }
         } catch (InterruptedException e) {
-            // only close() interrupts, after it cancelled what is queued
+            // nothing in Funes interrupts this thread; if something does, it stops taking writes
             Thread.currentThread().interrupt();
         }
     }

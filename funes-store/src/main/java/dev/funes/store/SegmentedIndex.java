@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -251,6 +252,8 @@ public final class SegmentedIndex implements AutoCloseable {
     /** Which segment files were verified in full, and unchanged since (a cache in the directory). */
     private VerifiedSegments verified;
     private ExecutorService maintenance;
+    /** The sorted ids of segments being built by {@link #addSegment}; guarded by {@link #mutex}. */
+    private final List<long[]> building = new ArrayList<>();
     /** Tasks queued or running on {@link #maintenance}; guarded by {@link #mutex}. */
     private int pendingTasks;
     private boolean mergeQueued;
@@ -552,6 +555,11 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private boolean presentLocked(long id) {
+        for (long[] ids : building) {
+            if (Arrays.binarySearch(ids, id) >= 0) {
+                return true;
+            }
+        }
         Snapshot s = snapshot;
         if (s.active().contains(id)) {
             return true;
@@ -715,6 +723,17 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private void sealTask(Memtable m) {
+        synchronized (mutex) {
+            if (m.writing || !snapshot.sealing().contains(m)) {
+                return; // a bulk addition is writing it, or wrote it already
+            }
+            m.writing = true;
+        }
+        seal(m);
+    }
+
+    /** Writes a frozen memtable as a segment and lists it; on failure it stays searchable in memory. */
+    private void seal(Memtable m) {
         try {
             m.finish();
             long[] ids = m.ids();
@@ -742,6 +761,7 @@ public final class SegmentedIndex implements AutoCloseable {
                     e.toString());
             synchronized (mutex) {
                 m.queued = false;
+                m.writing = false;
             }
         }
     }
@@ -875,73 +895,110 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /**
      * Builds one segment from the given vectors at once (JVector's parallel builder) and lists
-     * it: how the store puts back vectors a damaged segment or manifest lost. Maintainer only.
+     * it: bulk additions, and how the store puts back vectors a damaged segment or manifest lost.
+     * Ids already in the index, or being built by another call, are skipped; while the build runs
+     * the ids count as present (so a concurrent catch-up does not build them twice) but are not
+     * searchable yet. What the memtable held before is sealed first, on this thread, so the
+     * segments always hold every id below their largest one: a crash then loses only ids above
+     * it, which the next open loads from SQLite. Maintainer only.
+     *
+     * @throws IOException if the segment cannot be written (nothing of it is listed; the caller
+     *                     keeps the vectors another way)
      */
     void addSegment(List<Entry> entries) throws IOException {
+        for (Entry e : entries) {
+            check(e.vector());
+        }
+        long[] ids;
+        long[] pending;
+        String name;
+        List<Memtable> toSeal = new ArrayList<>();
+        List<Memtable> beingSealed = new ArrayList<>();
         synchronized (mutex) {
+            ensureOpen();
+            if (lock == null) {
+                throw new IllegalStateException("only the maintainer writes segments");
+            }
             List<Entry> missing = new ArrayList<>(entries.size());
             for (Entry e : entries) {
                 if (!presentLocked(e.id())) {
                     missing.add(e);
                 }
             }
-            entries = missing;
-        }
-        if (entries.isEmpty()) {
-            return;
-        }
-        List<VectorFloat<?>> vectors = new ArrayList<>(entries.size());
-        long[] ids = new long[entries.size()];
-        for (int i = 0; i < ids.length; i++) {
-            check(entries.get(i).vector());
-            ids[i] = entries.get(i).id();
-            vectors.add(IndexSegment.VECTORS.createFloatVector(entries.get(i).vector()));
-        }
-        String name;
-        List<Memtable> earlier;
-        synchronized (mutex) {
-            ensureOpen();
-            if (lock == null) {
-                throw new IllegalStateException("only the maintainer writes segments");
+            if (missing.isEmpty()) {
+                return;
             }
+            entries = missing;
+            ids = entries.stream().mapToLong(Entry::id).toArray();
+            pending = ids.clone();
+            Arrays.sort(pending);
+            building.add(pending);
+            maxKnownId = Math.max(maxKnownId, pending[pending.length - 1]);
             name = "seg-" + nextSegment++ + ".ann";
-            // What the memtable holds now was added before these vectors: it is sealed first, so
-            // that the segments always hold every id below their largest one (a crash then loses
-            // only ids above it, which the next open loads from SQLite without a full comparison).
             freezeLocked();
-            earlier = List.copyOf(snapshot.sealing());
+            for (Memtable m : snapshot.sealing()) {
+                if (m.writing) {
+                    beingSealed.add(m);
+                } else {
+                    m.writing = true; // this thread seals it rather than wait behind a merge
+                    m.queued = true;
+                    toSeal.add(m);
+                }
+            }
         }
         Path file = dir.resolve(name);
-        var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
-        ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
-        IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
-        IndexSegment segment = IndexSegment.load(file, identity);
-        synchronized (mutex) {
-            awaitSealsLocked(earlier);
-            ensureOpen();
-            Snapshot s = snapshot;
-            List<IndexSegment> segments = new ArrayList<>(s.segments());
-            segments.add(segment);
-            writeManifestLocked(segments, s.tombstones());
-            snapshot = new Snapshot(List.copyOf(segments), s.active(), s.sealing(), s.tombstones());
-            for (long id : ids) {
-                maxKnownId = Math.max(maxKnownId, id);
+        IndexSegment segment = null;
+        boolean listed = false;
+        try {
+            for (Memtable m : toSeal) {
+                seal(m);
             }
-            queueMergeLocked();
+            List<VectorFloat<?>> vectors = new ArrayList<>(entries.size());
+            for (Entry e : entries) {
+                vectors.add(IndexSegment.VECTORS.createFloatVector(e.vector()));
+            }
+            var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
+            ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
+            IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
+            segment = IndexSegment.load(file, identity);
+            synchronized (mutex) {
+                awaitSealsLocked(beingSealed);
+                ensureOpen();
+                Snapshot s = snapshot;
+                List<IndexSegment> segments = new ArrayList<>(s.segments());
+                segments.add(segment);
+                writeManifestLocked(segments, s.tombstones());
+                snapshot = new Snapshot(List.copyOf(segments), s.active(), s.sealing(), s.tombstones());
+                listed = true;
+                queueMergeLocked();
+            }
+        } finally {
+            synchronized (mutex) {
+                building.remove(pending); // by identity: arrays do not override equals
+            }
+            if (!listed) {
+                if (segment != null) {
+                    segment.release();
+                }
+                Files.deleteIfExists(file);
+            }
         }
     }
 
     /**
-     * Waits until none of the given memtables is still waiting for its seal: each is a segment in
-     * the manifest, or its seal failed (its vectors stay searchable in memory).
+     * Waits until none of the given memtables, each being written by the maintenance thread, is
+     * still waiting: each is a segment in the manifest, or its seal failed (its vectors stay
+     * searchable in memory).
+     *
+     * @throws InterruptedIOException if the waiting thread is interrupted
      */
-    private void awaitSealsLocked(List<Memtable> memtables) {
-        while (memtables.stream().anyMatch(m -> m.queued && snapshot.sealing().contains(m))) {
+    private void awaitSealsLocked(List<Memtable> memtables) throws InterruptedIOException {
+        while (memtables.stream().anyMatch(m -> m.writing && snapshot.sealing().contains(m))) {
             try {
                 mutex.wait();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                throw new InterruptedIOException("interrupted while waiting for the memtable's seal");
             }
         }
     }
@@ -1331,16 +1388,10 @@ public final class SegmentedIndex implements AutoCloseable {
      */
     VectorDigest segmentDigest() {
         Snapshot s = snapshot;
-        long count = 0;
-        long sum = 0;
-        long mix = 0;
+        VectorDigest digest = VectorDigest.EMPTY;
         for (IndexSegment seg : s.segments()) {
-            VectorDigest d = seg.digest();
-            count += d.count();
-            sum += d.sum();
-            mix += d.mix();
+            digest = digest.plus(seg.digest());
         }
-        VectorDigest digest = new VectorDigest(count, sum, mix);
         for (Long t : s.tombstones()) {
             int holders = 0;
             for (IndexSegment seg : s.segments()) {
@@ -1510,6 +1561,8 @@ public final class SegmentedIndex implements AutoCloseable {
         private GraphIndexBuilder builder;
         /** Whether a seal of this memtable is queued; guarded by the index's mutex. */
         boolean queued;
+        /** Whether a thread is writing this memtable as a segment now; guarded by the index's mutex. */
+        boolean writing;
 
         Memtable(int dimension, Options options) {
             this.dimension = dimension;

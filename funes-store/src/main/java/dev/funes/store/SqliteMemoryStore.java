@@ -1009,7 +1009,7 @@ final class SqliteMemoryStore implements MemoryStore {
         List<SegmentedIndex.Hit> denseHits;
         try {
             denseHits = dense ? denseCandidates(request, allowed, k) : List.of();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error too (say, the ONNX runtime's): never leave the task on it
             if (pending != null) {
                 try {
                     SearchThreads.await(pending); // the connection goes back to the pool after the task

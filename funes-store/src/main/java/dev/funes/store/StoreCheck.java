@@ -47,8 +47,6 @@ final class StoreCheck {
     /** Least cosine between a stored vector and a fresh embedding of its text; ONNX runs differ by far less. */
     private static final double MODEL_AGREEMENT = 0.98;
     private static final int EXAMPLES = 5;
-    private static final List<String> DIGEST_TRIGGERS = List.of("vector_digest_insert", "vector_digest_delete",
-            "vector_digest_update");
     private static final String REBUILT_AT_OPEN = " The index is derived from the vectors in SQLite: the next open"
             + " rebuilds it, or repair now.";
 
@@ -509,7 +507,7 @@ final class StoreCheck {
             return null; // migrated (and the digest computed) at the next open
         }
         long triggers = single(c, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name IN ("
-                + DIGEST_TRIGGERS.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", ")) + ")");
+                + VectorDigest.TRIGGERS.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", ")) + ")");
         VectorDigest actual = VectorDigest.recompute(c);
         VectorDigest kept;
         try {
@@ -517,12 +515,12 @@ final class StoreCheck {
         } catch (SQLException e) {
             kept = null;
         }
-        if (triggers == DIGEST_TRIGGERS.size() && actual.equals(kept)) {
+        if (triggers == VectorDigest.TRIGGERS.size() && actual.equals(kept)) {
             return null;
         }
         in.staleDigest = true;
         return "the digest of the vector ids that opening compares with the index (table vector_digest"
-                + (triggers < DIGEST_TRIGGERS.size() ? ", " + (DIGEST_TRIGGERS.size() - triggers) + " of its triggers"
+                + (triggers < VectorDigest.TRIGGERS.size() ? ", " + (VectorDigest.TRIGGERS.size() - triggers) + " of its triggers"
                 + " missing" : "") + ") says " + (kept == null ? "nothing" : kept.count() + " vectors") + ", the table"
                 + " holds " + actual.count() + ": an open could trust an index out of step. Repair recomputes it.";
     }
@@ -694,7 +692,7 @@ final class StoreCheck {
                         done.put("vectors", "removed " + n + " vectors no memory used");
                     }
                     if (digest) {
-                        for (String trigger : DIGEST_TRIGGERS) {
+                        for (String trigger : VectorDigest.TRIGGERS) {
                             s.execute("DROP TRIGGER IF EXISTS " + trigger);
                         }
                         s.execute("DROP TABLE IF EXISTS vector_digest");

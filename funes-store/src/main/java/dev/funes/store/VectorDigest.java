@@ -22,6 +22,8 @@ record VectorDigest(long count, long sum, long mix) {
 
     /** The digest of no ids. */
     static final VectorDigest EMPTY = new VectorDigest(0, 0, 0);
+    /** The triggers on {@code vectors} that keep the digest (migration 6). */
+    static final List<String> TRIGGERS = List.of("vector_digest_insert", "vector_digest_delete", "vector_digest_update");
 
     private static final long LOW_32 = 0xFFFF_FFFFL;
     /** A 27-bit odd multiplier: products of 32-bit values stay below 2<sup>59</sup> (no SQLite overflow to REAL). */
@@ -69,9 +71,9 @@ record VectorDigest(long count, long sum, long mix) {
         return new VectorDigest(count - 1, sum - id, mix - mix(id));
     }
 
-    /** This digest without the ids of {@code other} (a subset of this digest's ids). */
-    VectorDigest minus(VectorDigest other) {
-        return new VectorDigest(count - other.count, sum - other.sum, mix - other.mix);
+    /** This digest with the ids of {@code other} (none of them in this one) too. */
+    VectorDigest plus(VectorDigest other) {
+        return new VectorDigest(count + other.count, sum + other.sum, mix + other.mix);
     }
 
     /** The digest of the given ids. */
@@ -99,13 +101,13 @@ record VectorDigest(long count, long sum, long mix) {
                   id_mix INTEGER NOT NULL
                 )""",
                 "INSERT INTO vector_digest (single, count, id_sum, id_mix) SELECT 1, * FROM (" + RECOMPUTE + ")",
-                "CREATE TRIGGER vector_digest_insert AFTER INSERT ON vectors BEGIN "
+                "CREATE TRIGGER " + TRIGGERS.get(0) + " AFTER INSERT ON vectors BEGIN "
                         + "UPDATE vector_digest SET count = count + 1, id_sum = id_sum + new.id, id_mix = id_mix + "
                         + mixOf("new.id") + "; END",
-                "CREATE TRIGGER vector_digest_delete AFTER DELETE ON vectors BEGIN "
+                "CREATE TRIGGER " + TRIGGERS.get(1) + " AFTER DELETE ON vectors BEGIN "
                         + "UPDATE vector_digest SET count = count - 1, id_sum = id_sum - old.id, id_mix = id_mix - "
                         + mixOf("old.id") + "; END",
-                "CREATE TRIGGER vector_digest_update AFTER UPDATE OF id ON vectors BEGIN "
+                "CREATE TRIGGER " + TRIGGERS.get(2) + " AFTER UPDATE OF id ON vectors BEGIN "
                         + "UPDATE vector_digest SET id_sum = id_sum - old.id + new.id, id_mix = id_mix - "
                         + mixOf("old.id") + " + " + mixOf("new.id") + "; END");
     }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -201,6 +202,34 @@ class SegmentedIndexTest {
                 assertThat(reader.stats().segments()).extracting(SegmentedIndex.SegmentStats::vectors)
                         .containsExactlyInAnyOrder(3, 60);
             }
+        }
+    }
+
+    @Test
+    void aCatchUpWhileASegmentIsBuiltDoesNotAddItsVectorsAgain(@TempDir Path dir) throws Exception {
+        List<SegmentedIndex.Entry> entries = new ArrayList<>();
+        for (long id = 1; id <= vectors.size(); id++) {
+            entries.add(new SegmentedIndex.Entry(id, vector(id)));
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            Thread bulk = new Thread(() -> {
+                try {
+                    index.addSegment(entries);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            bulk.start();
+            // The ids count as known as soon as the build starts: a catch-up then (the store
+            // sees them committed in SQLite) must skip them, not build them a second time.
+            while (index.maxKnownId() < vectors.size() && bulk.isAlive()) {
+                Thread.onSpinWait();
+            }
+            index.addMissing(entries);
+            bulk.join();
+            assertThat(index.stats().memtableVectors()).isZero();
+            assertThat(index.stats().segmentVectors()).isEqualTo(vectors.size());
+            assertThat(index.stats().segments()).hasSize(1);
         }
     }
 

@@ -1,10 +1,10 @@
 package dev.funes.bench.ann;
 
+import dev.funes.bench.IngestAndSearch;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * What the approximate (graph) peers share: a name, and a search beam {@link #ef} that the
@@ -40,11 +40,7 @@ abstract class GraphPeer implements AnnPeer {
         if (dir == null || dir.equals(kept) || !Files.exists(dir)) {
             return;
         }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
+        IngestAndSearch.deleteTree(dir);
     }
 
     /** A folder for the index: the kept one (emptied unless reused), else a new temporary one. */
@@ -53,10 +49,7 @@ abstract class GraphPeer implements AnnPeer {
             return Files.createTempDirectory(prefix);
         }
         if (!reuse) {
-            Path k = kept;
-            kept = null;
-            deleteUnlessKept(k);
-            kept = k;
+            IngestAndSearch.deleteTree(kept);
         }
         Files.createDirectories(kept);
         return kept;
