@@ -86,6 +86,8 @@ public class StoreOpenBenchmark {
         System.out.printf(Locale.ROOT, "%nstore-open-heap size=%d heap-after-open=%.0f MiB (before %.0f MiB, store %.0f MiB) %s%n",
                 size, after, heapBefore, after - heapBefore, FunesStore.openReport(store).summary());
         store.close();
+        // Drop the closed store too, so the next iteration's "before" heap does not count it.
+        store = null;
     }
 
     /** Closes the embedder. */

@@ -2,6 +2,7 @@ package dev.funes.bench;
 
 import dev.funes.Embedder;
 import dev.funes.MemoryStore;
+import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.bench.corpus.BuildCorpus;
@@ -66,6 +67,13 @@ public class StoreSearchBenchmark {
     @Param("-1")
     public long lexicalBudget;
 
+    /**
+     * Which retrievers run ({@code SearchRequest.retrieval}): {@code HYBRID} (the default search),
+     * or {@code DENSE} / {@code LEXICAL} alone, to see what each side of a search costs.
+     */
+    @Param("HYBRID")
+    public Retrieval retrieval;
+
     /** Corpus vectors loaded for their questions alone once the store is built. */
     private static final int QUESTIONS_ONLY = 1000;
 
@@ -114,7 +122,7 @@ public class StoreSearchBenchmark {
     @Benchmark
     public List<SearchHit> search() {
         String q = corpus.queryText(next++ % corpus.queryCount());
-        return store.search(SearchRequest.builder(q).limit(limit).build());
+        return store.search(SearchRequest.builder(q).limit(limit).retrieval(retrieval).build());
     }
 
     /** Prints the heap in use with the store open, then closes it. */
