@@ -29,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * tokenizing means {@code close()} can never free the native tokenizer under a running call. A
  * long {@link #embedDocuments} takes the lock once per batch, so queries from other threads
  * interleave with it.
+ *
+ * <p>Queries run through a second session of the same model with one intra-op thread
+ * ({@link #QUERY_THREADS}). A session's intra-op threads spin while they wait for work, and a
+ * hybrid search runs its full-text ranking on both cores of a small machine at the same moment
+ * as the query embedding: a spinning pool that lost its core to the ranking made the 1M hybrid
+ * search about 1.7 times slower (docs/BENCHMARKS.md). One short query gains little from a
+ * second thread anyway, and documents keep the session that uses every core.
  */
 final class OnnxEmbedder implements Embedder {
 
@@ -40,6 +47,8 @@ final class OnnxEmbedder implements Embedder {
      * on full windows and 2,048 about 15%, because attention cost grows with the batch.
      */
     static final int MAX_BATCH_TOKENS = 512;
+    /** Intra-op threads of the session that embeds queries; see the class comment. */
+    static final int QUERY_THREADS = 1;
     /** Two texts of different lengths, so that embedding them together pads the short one. */
     private static final List<String> PROBE = List.of("",
             "a probe text long enough that the empty one is padded when both share a batch");
@@ -49,21 +58,27 @@ final class OnnxEmbedder implements Embedder {
     private final HuggingFaceTokenizer tokenizer;
     private final Model model;
     private final Predictor<List<TokenWindow>, float[][]> predictor;
+    private final Model queryModel;
+    private final Predictor<List<TokenWindow>, float[][]> queryPredictor;
     private final ReentrantLock lock = new ReentrantLock();
     private final int dimension;
     private final int batchSize;
     private boolean closed; // guarded by lock
 
     private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, Model model,
-                         Predictor<List<TokenWindow>, float[][]> predictor) {
+                         Predictor<List<TokenWindow>, float[][]> predictor, Model queryModel,
+                         Predictor<List<TokenWindow>, float[][]> queryPredictor) {
         this.modelId = modelId;
         this.options = options;
         this.tokenizer = tokenizer;
         this.model = model;
         this.predictor = predictor;
-        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), 1).get(0), embed(PROBE.subList(1, 2), 1).get(0));
+        this.queryModel = queryModel;
+        this.queryPredictor = queryPredictor;
+        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), 1, predictor).get(0),
+                embed(PROBE.subList(1, 2), 1, predictor).get(0));
         this.dimension = alone.get(0).length;
-        this.batchSize = batchIndependent(alone, embed(PROBE, 2)) ? options.batchSize() : 1;
+        this.batchSize = batchIndependent(alone, embed(PROBE, 2, predictor)) ? options.batchSize() : 1;
     }
 
     /**
@@ -100,6 +115,8 @@ final class OnnxEmbedder implements Embedder {
         HuggingFaceTokenizer tokenizer = null;
         Model model = null;
         Predictor<List<TokenWindow>, float[][]> predictor = null;
+        Model queryModel = null;
+        Predictor<List<TokenWindow>, float[][]> queryPredictor = null;
         try {
             try {
                 // The tokenizer files set their own truncation and padding (MiniLM's pads
@@ -112,6 +129,8 @@ final class OnnxEmbedder implements Embedder {
             try {
                 model = Model.newInstance(modelId, Device.cpu(), "OnnxRuntime");
                 model.load(modelFile);
+                queryModel = Model.newInstance(modelId + "-query", Device.cpu(), "OnnxRuntime");
+                queryModel.load(modelFile, null, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
             } catch (Exception e) {
                 throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
             }
@@ -126,9 +145,10 @@ final class OnnxEmbedder implements Embedder {
                 throw new EmbeddingException("the ONNX model of " + what + " has no input_ids input; inputs: " + inputs);
             }
             predictor = model.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
+            queryPredictor = queryModel.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
             OnnxEmbedder embedder;
             try {
-                embedder = new OnnxEmbedder(modelId, options, tokenizer, model, predictor);
+                embedder = new OnnxEmbedder(modelId, options, tokenizer, model, predictor, queryModel, queryPredictor);
             } catch (EmbeddingException e) {
                 throw new EmbeddingException("the ONNX model of " + what + " fails on a test input: " + e.getMessage(), e);
             }
@@ -136,7 +156,7 @@ final class OnnxEmbedder implements Embedder {
                     embedder.dimension, inputs, embedder.batchSize, (System.nanoTime() - start) / 1_000_000);
             return embedder;
         } catch (RuntimeException e) {
-            closeQuietly(predictor, model, tokenizer);
+            closeQuietly(queryPredictor, queryModel, predictor, model, tokenizer);
             if (e instanceof EmbeddingException) {
                 throw e;
             }
@@ -160,10 +180,10 @@ final class OnnxEmbedder implements Embedder {
         for (String text : texts) {
             Objects.requireNonNull(text, "texts contains null");
         }
-        return embed(texts, batchSize);
+        return embed(texts, batchSize, predictor);
     }
 
-    private List<float[]> embed(List<String> texts, int maxBatch) {
+    private List<float[]> embed(List<String> texts, int maxBatch, Predictor<List<TokenWindow>, float[][]> session) {
         List<TokenWindow> windows = tokenize(texts);
         // Sorting by length keeps padding small; owners restore the order afterwards.
         windows.sort(Comparator.comparingInt(TokenWindow::length));
@@ -177,7 +197,7 @@ final class OnnxEmbedder implements Embedder {
                 to++;
             }
             List<TokenWindow> batch = windows.subList(from, to);
-            float[][] vectors = predict(batch);
+            float[][] vectors = predict(batch, session);
             for (int i = 0; i < vectors.length; i++) {
                 TokenWindow window = batch.get(i);
                 if (sums[window.owner()] == null) {
@@ -197,7 +217,7 @@ final class OnnxEmbedder implements Embedder {
     @Override
     public float[] embedQuery(String query) {
         Objects.requireNonNull(query, "query");
-        return embedDocuments(List.of(options.queryPrefix() + query)).get(0);
+        return embed(List.of(options.queryPrefix() + query), batchSize, queryPredictor).get(0);
     }
 
     @Override
@@ -206,7 +226,7 @@ final class OnnxEmbedder implements Embedder {
         try {
             if (!closed) {
                 closed = true;
-                closeQuietly(predictor, model, tokenizer);
+                closeQuietly(queryPredictor, queryModel, predictor, model, tokenizer);
                 LOG.debug("closed {}", modelId);
             }
         } finally {
@@ -289,12 +309,12 @@ final class OnnxEmbedder implements Embedder {
         return out;
     }
 
-    private float[][] predict(List<TokenWindow> batch) {
+    private float[][] predict(List<TokenWindow> batch, Predictor<List<TokenWindow>, float[][]> session) {
         lock.lock();
         try {
             ensureOpen();
             try {
-                return predictor.predict(batch);
+                return session.predict(batch);
             } catch (TranslateException | RuntimeException e) {
                 throw new EmbeddingException(modelId + " failed on a batch of " + batch.size() + " windows: "
                         + rootMessage(e), e);

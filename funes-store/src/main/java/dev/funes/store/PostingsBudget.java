@@ -39,8 +39,15 @@ final class PostingsBudget {
      * @param counts  each term's document frequency, in the order of the query's terms, counted up
      *                to a cap (a count past the budget may be the cap); empty when nothing was
      *                counted (no budget, or a single term)
+     * @param keptPostings the kept terms' counts summed (a count at its cap as the cap), or -1
+     *                when nothing was counted
      */
-    record Plan(List<String> kept, List<String> dropped, long[] counts) {
+    record Plan(List<String> kept, List<String> dropped, long[] counts, long keptPostings) {
+
+        /** A plan that counted nothing: {@code keptPostings} is -1. */
+        Plan(List<String> kept, List<String> dropped, long[] counts) {
+            this(kept, dropped, counts, -1);
+        }
     }
 
     private PostingsBudget() {
@@ -95,7 +102,7 @@ final class PostingsBudget {
                 dropped.add(terms.get(order[j]));
             }
         }
-        return new Plan(kept.size() == n ? terms : kept, dropped, counts);
+        return new Plan(kept.size() == n ? terms : kept, dropped, counts, sum);
     }
 
     private static boolean allAt(long[] counts, long cap) {

@@ -47,6 +47,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -93,7 +94,16 @@ final class SqliteMemoryStore implements MemoryStore {
     private final BlockingQueue<Connection> idleReaders;
     private StoreIndex ann;
     private final SearchThreads searchThreads;
+    /**
+     * A full-text ranking over at least this many postings is split over two read connections
+     * ({@link #lexicalCandidates}): about 6 ms of bm25 on the 1M benchmark machine, far more than
+     * handing half to another thread costs.
+     */
+    static final long SPLIT_LEXICAL_POSTINGS = 4_000;
+
     private volatile boolean overlapLexical = true;
+    private volatile long splitLexicalAt = SPLIT_LEXICAL_POSTINGS;
+    private final AtomicLong lexicalSplits = new AtomicLong();
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private volatile boolean closed;
     private OpenReport openReport;
@@ -1005,7 +1015,7 @@ final class SqliteMemoryStore implements MemoryStore {
         // state of the database) on another thread, while this one, which leaves the connection
         // alone meanwhile, embeds the query and searches the dense index (no SQL).
         Future<Lexical> pending = dense && !terms.isEmpty() && overlapLexical
-                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k, options.lexicalBudget())) : null;
+                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k)) : null;
         List<SegmentedIndex.Hit> denseHits;
         try {
             denseHits = dense ? denseCandidates(request, allowed, k) : List.of();
@@ -1047,7 +1057,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
         if (!terms.isEmpty()) {
             if (lexical == null) {
-                lexical = lexicalCandidates(c, terms, filter, k, options.lexicalBudget());
+                lexical = lexicalCandidates(c, terms, filter, k);
             }
             readMemories(c, lexical.seqs(), lexical.count(), rows);
             int rank = 0;
@@ -1098,6 +1108,30 @@ final class SqliteMemoryStore implements MemoryStore {
 
     /** The best full-text matches, best first: their rows ({@code memories.seq}) and bm25 scores. */
     private record Lexical(long[] seqs, double[] bm25, int count) {
+
+        /**
+         * The best {@code k} of two lists of disjoint rows, each sorted by bm25 then row: the
+         * order of one query over both.
+         */
+        static Lexical merge(Lexical a, Lexical b, int k) {
+            int n = Math.min(k, a.count + b.count);
+            long[] seqs = new long[n];
+            double[] scores = new double[n];
+            int i = 0;
+            int j = 0;
+            for (int o = 0; o < n; o++) {
+                boolean fromA = j == b.count || (i < a.count && (a.bm25[i] < b.bm25[j]
+                        || (a.bm25[i] == b.bm25[j] && a.seqs[i] < b.seqs[j])));
+                if (fromA) {
+                    seqs[o] = a.seqs[i];
+                    scores[o] = a.bm25[i++];
+                } else {
+                    seqs[o] = b.seqs[j];
+                    scores[o] = b.bm25[j++];
+                }
+            }
+            return new Lexical(seqs, scores, n);
+        }
     }
 
     /**
@@ -1114,25 +1148,138 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /**
+     * Whether the full-text ranking of a search that matches at least {@code postings} postings
+     * (the document frequencies of its terms, summed) is split in two row ranges ranked at once on
+     * two read connections; {@link Long#MAX_VALUE} never splits. The results are the same. For
+     * tests and benchmarks.
+     */
+    void splitLexicalAt(long postings) {
+        if (postings < 1) {
+            throw new IllegalArgumentException("postings must be >= 1, was " + postings);
+        }
+        this.splitLexicalAt = postings;
+    }
+
+    /** How many full-text rankings were split in two so far ({@link #splitLexicalAt}). For tests. */
+    long lexicalSplits() {
+        return lexicalSplits.get();
+    }
+
+    /**
      * The {@code k} best full-text matches by bm25, ties to the lower row, for the query's terms
      * that fit the postings budget ({@link PostingsBudget}). They are ranked on the
      * FTS5 index alone (the row number and the score, a narrow sort); the memories table is
      * joined only to apply filters, and no memory is read here: the caller reads the winners.
      * Reading and sorting every match's whole row made this step the bulk of a search once a
      * query matched tens of thousands of memories (docs/BENCHMARKS.md).
+     *
+     * <p>FTS5 computes bm25 for every match, about 1.5 µs each, and that is the bulk of a large
+     * store's search. When a query matches at least {@link #splitLexicalAt} postings and another
+     * read connection is idle, the rows are split at the middle match: this connection ranks the
+     * lower rows while a {@link SearchThreads} thread ranks the upper ones through the other
+     * connection, and the two sorted lists are merged. FTS5's bm25 takes its statistics (the row
+     * count, the average length, each term's document frequency) from the whole table whatever
+     * the rowid range, so every score, and the merged list, is the one a single query gives. The
+     * other connection reads its own snapshot; its range ends at the last row this one sees, so
+     * a memory committed meanwhile never shows, and a write committed between the two snapshots
+     * can only move the upper half as a search just after that write would.
      */
-    private static Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k, long budget)
+    private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k) throws SQLException {
+        PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget());
+        String match = FtsQuery.match(plan.kept());
+        long postings = plan.keptPostings();
+        if (postings < 0) {
+            postings = countMatches(c, match, splitLexicalAt);
+        }
+        if (postings >= splitLexicalAt) {
+            Connection other = idleReaders.poll();
+            if (other != null) {
+                try {
+                    Lexical split = splitLexical(c, other, match, postings, filter, k);
+                    if (split != null) {
+                        return split;
+                    }
+                } finally {
+                    idleReaders.add(other);
+                }
+            }
+        }
+        return rankLexical(c, match, filter, k, Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    /** The matches of {@code match}, counted up to {@code cap} (reading row numbers only). */
+    private static long countMatches(Connection c, String match, long cap) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM memories_fts"
+                + " WHERE memories_fts MATCH ? LIMIT ?)")) {
+            ps.setString(1, match);
+            ps.setLong(2, cap);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    /**
+     * {@link #lexicalCandidates} ranked in two row ranges at once, or null when the matches do
+     * not reach the middle one (the postings counted terms that share rows).
+     */
+    private Lexical splitLexical(Connection c, Connection other, String match, long postings, Filter filter, int k)
             throws SQLException {
-        String match = FtsQuery.match(PostingsBudget.plan(c, terms, budget).kept());
+        long middle;
+        long last;
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?")) {
+            ps.setString(1, match);
+            ps.setLong(2, postings / 2);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                middle = rs.getLong(1);
+            }
+        }
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT max(seq) FROM memories")) {
+            last = rs.next() ? rs.getLong(1) : middle;
+        }
+        Future<Lexical> upper = searchThreads.submit(() -> {
+            other.setAutoCommit(false);
+            try {
+                return rankLexical(other, match, filter, k, middle, last);
+            } finally {
+                other.rollback(); // ends the read transaction; nothing was written
+                other.setAutoCommit(true);
+            }
+        });
+        Lexical lower;
+        try {
+            lower = rankLexical(c, match, filter, k, Long.MIN_VALUE, middle - 1);
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                SearchThreads.await(upper); // the other connection goes back to the pool after the task
+            } catch (ExecutionException suppressed) {
+                e.addSuppressed(suppressed.getCause());
+            }
+            throw e;
+        }
+        lexicalSplits.incrementAndGet();
+        return Lexical.merge(lower, awaitLexical(upper), k);
+    }
+
+    /** The {@code k} best full-text matches among the rows {@code from} to {@code to}, both included. */
+    private static Lexical rankLexical(Connection c, String match, Filter filter, int k, long from, long to)
+            throws SQLException {
         String sql = filter.isEmpty()
                 ? "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?"
-                        + " ORDER BY bm25(memories_fts), rowid LIMIT ?"
+                        + " AND rowid BETWEEN ? AND ? ORDER BY bm25(memories_fts), rowid LIMIT ?"
                 : "SELECT memories_fts.rowid, bm25(memories_fts) FROM memories_fts"
-                        + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?" + filter.sql()
+                        + " JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ?"
+                        + " AND memories_fts.rowid BETWEEN ? AND ?" + filter.sql()
                         + " ORDER BY bm25(memories_fts), memories_fts.rowid LIMIT ?";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             ps.setString(i++, match);
+            ps.setLong(i++, from);
+            ps.setLong(i++, to);
             i = filter.bind(ps, i);
             ps.setInt(i, k);
             long[] seqs = new long[Math.min(k, 1024)];

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A hybrid search ranks its full-text candidates on the store's search threads while the caller
  * embeds the query and searches the dense index: the same hits as one step after the other, the
- * threads end with the store, and a failing query embedding leaves the store usable. Real model,
+ * threads end with the store, a failing query embedding leaves the store usable, and a full-text
+ * ranking split over two read connections gives the same hits as one. Real model,
  * SQLite and JVector, over the real Claude Code fixture logs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -109,6 +110,51 @@ class OverlappedSearchTest {
                 }
             }
             assertThat(withBothLists).as("hybrid searches whose hits come from both lists").isGreaterThan(5);
+        }
+    }
+
+    @Test
+    void fullTextRankingsSplitOverTwoConnectionsGiveTheSameHits(@TempDir Path dir) {
+        assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(fixtures));
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<SearchRequest> requests = requests(store);
+            // Ties in bm25 are where a merge of two sorted halves would go wrong first.
+            requests.add(SearchRequest.builder("the").retrieval(Retrieval.LEXICAL).limit(60).build());
+            requests.add(SearchRequest.builder("test test test").retrieval(Retrieval.LEXICAL).limit(60).build());
+
+            sqlite.splitLexicalAt(Long.MAX_VALUE);
+            List<List<SearchHit>> whole = new ArrayList<>();
+            for (SearchRequest r : requests) {
+                whole.add(store.search(r));
+            }
+            assertThat(sqlite.lexicalSplits()).isZero();
+
+            sqlite.splitLexicalAt(1); // every query with a match is split
+            int withLexicalHits = 0;
+            for (int i = 0; i < requests.size(); i++) {
+                List<SearchHit> split = store.search(requests.get(i));
+                assertThat(split).as(requests.get(i).toString()).isEqualTo(whole.get(i));
+                if (split.stream().anyMatch(h -> h.parts().lexicalRank() > 0)) {
+                    withLexicalHits++;
+                }
+            }
+            assertThat(withLexicalHits).isGreaterThan(20);
+            assertThat(sqlite.lexicalSplits()).as("rankings split").isGreaterThan(20);
+        }
+    }
+
+    @Test
+    void aStoreWithOneReadConnectionNeverSplitsItsRanking(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(1).build())) {
+            store.addAll(TestCorpus.create().all());
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            sqlite.splitLexicalAt(1);
+            assertThat(store.search(SearchRequest.builder("docker gcc").retrieval(Retrieval.LEXICAL).build()))
+                    .isNotEmpty();
+            assertThat(store.search(SearchRequest.builder("docker gcc").build())).isNotEmpty();
+            assertThat(sqlite.lexicalSplits()).isZero();
         }
     }
 
