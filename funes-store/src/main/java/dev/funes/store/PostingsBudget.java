@@ -23,7 +23,8 @@ import java.util.List;
  * tens of times cheaper per posting than ranking them. Counting through FTS5 applies its
  * tokenizer (porter stemming), so each count is that of the term the query really searches for.
  * Counts cover the whole store, not the memories a search's filters leave: the FTS5 query reads
- * every posting of its terms in either case.
+ * every posting of its terms in either case. A store keeps its counts until the database changes
+ * ({@link TermCounts}).
  */
 final class PostingsBudget {
 
@@ -60,6 +61,15 @@ final class PostingsBudget {
      * @param terms the query's terms ({@link FtsQuery#terms}), not empty
      */
     static Plan plan(Connection c, List<String> terms, long budget) throws SQLException {
+        return plan(c, terms, budget, null);
+    }
+
+    /**
+     * {@link #plan(Connection, List, long)} taking counts from, and adding them to, the cache of
+     * the read transaction's generation; {@code cache} null counts every term.
+     */
+    static Plan plan(Connection c, List<String> terms, long budget, TermCounts.Generation cache)
+            throws SQLException {
         if (budget == 0 || terms.size() < 2) {
             return new Plan(terms, List.of(), new long[0]);
         }
@@ -67,11 +77,11 @@ final class PostingsBudget {
         long[] counts = new long[n];
         try (PreparedStatement ps = c.prepareStatement(COUNT)) {
             long cap = budget + 1;
-            count(ps, terms, counts, cap);
+            count(ps, terms, counts, cap, cache);
             // Every term past the budget: only the rarest stays, so find it with a higher cap.
             while (allAt(counts, cap) && cap < Long.MAX_VALUE / 2) {
                 cap *= 2;
-                count(ps, terms, counts, cap);
+                count(ps, terms, counts, cap, cache);
             }
         }
         Integer[] order = new Integer[n];
@@ -114,13 +124,22 @@ final class PostingsBudget {
         return true;
     }
 
-    private static void count(PreparedStatement ps, List<String> terms, long[] counts, long cap)
-            throws SQLException {
+    private static void count(PreparedStatement ps, List<String> terms, long[] counts, long cap,
+                              TermCounts.Generation cache) throws SQLException {
         for (int i = 0; i < terms.size(); i++) {
-            ps.setString(1, FtsQuery.match(List.of(terms.get(i))));
+            String term = terms.get(i);
+            long known = cache == null ? -1 : cache.get(term, cap);
+            if (known >= 0) {
+                counts[i] = known;
+                continue;
+            }
+            ps.setString(1, FtsQuery.match(List.of(term)));
             ps.setLong(2, cap);
             try (ResultSet rs = ps.executeQuery()) {
                 counts[i] = rs.next() ? rs.getLong(1) : 0;
+            }
+            if (cache != null) {
+                cache.put(term, counts[i], cap);
             }
         }
     }

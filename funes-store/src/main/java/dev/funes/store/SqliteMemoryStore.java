@@ -104,6 +104,7 @@ final class SqliteMemoryStore implements MemoryStore {
     private volatile boolean overlapLexical = true;
     private volatile long splitLexicalAt = SPLIT_LEXICAL_POSTINGS;
     private final AtomicLong lexicalSplits = new AtomicLong();
+    private final TermCounts termCounts = new TermCounts();
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private volatile boolean closed;
     private OpenReport openReport;
@@ -1005,6 +1006,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
     private List<SearchHit> search(Connection c, SearchRequest request, int k) throws SQLException {
         ann.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
+        TermCounts.Generation counts = termCounts.sync(c); // after catchUp's reads: this snapshot's version
         Filter filter = Filter.of(request);
         boolean dense = request.retrieval() != Retrieval.LEXICAL;
         VectorIdSet allowed = !dense || filter.isEmpty() ? null : allowedVectors(c, filter);
@@ -1015,7 +1017,7 @@ final class SqliteMemoryStore implements MemoryStore {
         // state of the database) on another thread, while this one, which leaves the connection
         // alone meanwhile, embeds the query and searches the dense index (no SQL).
         Future<Lexical> pending = dense && !terms.isEmpty() && overlapLexical
-                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k)) : null;
+                ? searchThreads.submit(() -> lexicalCandidates(c, terms, filter, k, counts)) : null;
         List<SegmentedIndex.Hit> denseHits;
         try {
             denseHits = dense ? denseCandidates(request, allowed, k) : List.of();
@@ -1057,7 +1059,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
         if (!terms.isEmpty()) {
             if (lexical == null) {
-                lexical = lexicalCandidates(c, terms, filter, k);
+                lexical = lexicalCandidates(c, terms, filter, k, counts);
             }
             readMemories(c, lexical.seqs(), lexical.count(), rows);
             int rank = 0;
@@ -1144,7 +1146,12 @@ final class SqliteMemoryStore implements MemoryStore {
         if (terms.isEmpty()) {
             return new PostingsBudget.Plan(List.of(), List.of(), new long[0]);
         }
-        return read("plan a lexical query", c -> PostingsBudget.plan(c, terms, options.lexicalBudget()));
+        return read("plan a lexical query", c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1 FROM meta LIMIT 1")) {
+                rs.next(); // the read transaction's first read: its snapshot, before the data version
+            }
+            return PostingsBudget.plan(c, terms, options.lexicalBudget(), termCounts.sync(c));
+        });
     }
 
     /**
@@ -1158,6 +1165,11 @@ final class SqliteMemoryStore implements MemoryStore {
             throw new IllegalArgumentException("postings must be >= 1, was " + postings);
         }
         this.splitLexicalAt = postings;
+    }
+
+    /** How many term counts the postings budget took from its cache so far ({@link TermCounts}). For tests. */
+    long termCountHits() {
+        return termCounts.hits();
     }
 
     /** How many full-text rankings were split in two so far ({@link #splitLexicalAt}). For tests. */
@@ -1184,8 +1196,9 @@ final class SqliteMemoryStore implements MemoryStore {
      * a memory committed meanwhile never shows, and a write committed between the two snapshots
      * can only move the upper half as a search just after that write would.
      */
-    private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k) throws SQLException {
-        PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget());
+    private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k,
+                                      TermCounts.Generation counts) throws SQLException {
+        PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
         String match = FtsQuery.match(plan.kept());
         long postings = plan.keptPostings();
         if (postings < 0) {

@@ -1,6 +1,8 @@
 package dev.funes.store;
 
 import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
@@ -183,6 +185,51 @@ class PostingsBudgetTest {
             PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexicalPlan(query);
             assertThat(plan.kept()).containsExactly(rarestFirst.get(0));
             assertThat(plan.dropped()).hasSize(terms.size() - 1);
+        }
+    }
+
+    @Test
+    void countsAreKeptUntilTheDatabaseChangesInThisProcessOrAnother(@TempDir Path dir) throws SQLException {
+        String query = "docker image build failed gcc quokka";
+        List<String> terms = FtsQuery.terms(query);
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            PostingsBudget.Plan first = sqlite.lexicalPlan(query);
+            assertThat(first.counts()).hasSize(terms.size());
+            assertThat(first.counts()[terms.indexOf("quokka")]).isZero();
+
+            long hits = sqlite.termCountHits();
+            PostingsBudget.Plan again = sqlite.lexicalPlan(query);
+            assertThat(sqlite.termCountHits() - hits).as("counts answered from the cache").isEqualTo(terms.size());
+            assertThat(again.kept()).isEqualTo(first.kept());
+            assertThat(again.counts()).isEqualTo(first.counts());
+            // A search through every read connection fills and then uses the same cache.
+            for (int i = 0; i < 8; i++) {
+                store.search(SearchRequest.builder(query).retrieval(Retrieval.LEXICAL).build());
+            }
+
+            // A write by this store: the new word's count is seen at once.
+            List<Memory> quokkas = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                quokkas.add(Memory.builder(MemoryKind.NOTE, "me", "note " + i + ": the quokka build image").build());
+            }
+            store.addAll(quokkas);
+            long[] afterWrite = sqlite.lexicalPlan(query).counts();
+            assertThat(afterWrite[terms.indexOf("quokka")]).isEqualTo(3);
+            assertThat(afterWrite[terms.indexOf("image")]).isEqualTo(first.counts()[terms.indexOf("image")] + 3);
+            assertThat(documentFrequencies(dir, List.of("quokka"))).containsEntry("quokka", 3L);
+
+            // A write by another connection (another process): seen at the next search too.
+            try (Connection other = DriverManager.getConnection("jdbc:sqlite:"
+                    + dir.resolve(SqliteMemoryStore.DATABASE_FILE)); PreparedStatement ps = other.prepareStatement(
+                    "DELETE FROM memories WHERE seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH"
+                            + " '\"quokka\"' LIMIT 2)")) {
+                assertThat(ps.executeUpdate()).isEqualTo(2);
+            }
+            long[] afterOther = sqlite.lexicalPlan(query).counts();
+            assertThat(afterOther[terms.indexOf("quokka")]).isEqualTo(1);
+            assertThat(afterOther[terms.indexOf("image")]).isEqualTo(first.counts()[terms.indexOf("image")] + 1);
         }
     }
 
