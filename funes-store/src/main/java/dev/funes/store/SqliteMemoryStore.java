@@ -1192,9 +1192,9 @@ final class SqliteMemoryStore implements MemoryStore {
      * connection, and the two sorted lists are merged. FTS5's bm25 takes its statistics (the row
      * count, the average length, each term's document frequency) from the whole table whatever
      * the rowid range, so every score, and the merged list, is the one a single query gives. The
-     * other connection reads its own snapshot; its range ends at the last row this one sees, so
-     * a memory committed meanwhile never shows, and a write committed between the two snapshots
-     * can only move the upper half as a search just after that write would.
+     * other connection's read transaction must see the same full-text index as this one (FTS5's
+     * structure and averages records compared, {@link TermCounts}); after a write committed
+     * between the two, the ranking is not split.
      */
     private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k,
                                       TermCounts.Generation counts) throws SQLException {
@@ -1208,7 +1208,7 @@ final class SqliteMemoryStore implements MemoryStore {
             Connection other = idleReaders.poll();
             if (other != null) {
                 try {
-                    Lexical split = splitLexical(c, other, match, postings, filter, k);
+                    Lexical split = splitLexical(c, other, match, postings, filter, k, counts);
                     if (split != null) {
                         return split;
                     }
@@ -1236,8 +1236,8 @@ final class SqliteMemoryStore implements MemoryStore {
      * {@link #lexicalCandidates} ranked in two row ranges at once, or null when the matches do
      * not reach the middle one (the postings counted terms that share rows).
      */
-    private Lexical splitLexical(Connection c, Connection other, String match, long postings, Filter filter, int k)
-            throws SQLException {
+    private Lexical splitLexical(Connection c, Connection other, String match, long postings, Filter filter, int k,
+                                 TermCounts.Generation index) throws SQLException {
         long middle;
         long last;
         try (PreparedStatement ps = c.prepareStatement(
@@ -1254,15 +1254,24 @@ final class SqliteMemoryStore implements MemoryStore {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT max(seq) FROM memories")) {
             last = rs.next() ? rs.getLong(1) : middle;
         }
-        Future<Lexical> upper = searchThreads.submit(() -> {
-            other.setAutoCommit(false);
-            try {
-                return rankLexical(other, match, filter, k, middle, last);
-            } finally {
-                other.rollback(); // ends the read transaction; nothing was written
-                other.setAutoCommit(true);
+        other.setAutoCommit(false);
+        Future<Lexical> upper;
+        try {
+            if (!index.sameIndex(other)) { // the transaction's first read: its snapshot
+                endRead(other);
+                return null;
             }
-        });
+            upper = searchThreads.submit(() -> {
+                try {
+                    return rankLexical(other, match, filter, k, middle, last);
+                } finally {
+                    endRead(other);
+                }
+            });
+        } catch (SQLException | RuntimeException | Error e) {
+            endRead(other);
+            throw e;
+        }
         Lexical lower;
         try {
             lower = rankLexical(c, match, filter, k, Long.MIN_VALUE, middle - 1);
@@ -1276,6 +1285,15 @@ final class SqliteMemoryStore implements MemoryStore {
         }
         lexicalSplits.incrementAndGet();
         return Lexical.merge(lower, awaitLexical(upper), k);
+    }
+
+    /** Ends the read transaction of {@code c} (nothing was written), back to auto-commit. */
+    private static void endRead(Connection c) throws SQLException {
+        try {
+            c.rollback();
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     /** The {@code k} best full-text matches among the rows {@code from} to {@code to}, both included. */

@@ -18,7 +18,9 @@ import java.util.Objects;
  *                        vectors go to an in-memory JVector graph; once it holds this many, it
  *                        is sealed into an immutable segment file in the background (segments
  *                        are merged in the background too). Default 20,000
- * @param readConnections the number of SQLite connections searches read through concurrently
+ * @param readConnections the number of SQLite connections searches read through concurrently.
+ *                        A search that finds a second one idle uses it to rank a large full-text
+ *                        step in two halves at once (same results). Default 4
  * @param writeLockTimeout how long a write ({@code addAll}, {@code delete}) waits for another
  *                        process (or another store on the same directory) to finish its write
  *                        before failing with a {@link dev.funes.StoreException} naming that

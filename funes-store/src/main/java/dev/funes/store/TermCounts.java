@@ -49,6 +49,26 @@ final class TermCounts {
      * after the transaction's first read, so that the records read are those of its snapshot.
      */
     Generation sync(Connection c) throws SQLException {
+        byte[] now = records(c);
+        State current = state;
+        if (!Arrays.equals(current.records, now)) {
+            synchronized (this) {
+                current = state;
+                if (!Arrays.equals(current.records, now)) {
+                    counts.clear();
+                    current = new State(now, ++generations);
+                    state = current;
+                }
+            }
+        }
+        return new Generation(current.generation, now);
+    }
+
+    /**
+     * FTS5's structure and averages records as the read transaction of {@code c} sees them: equal
+     * bytes, the same full-text index.
+     */
+    static byte[] records(Connection c) throws SQLException {
         ByteArrayOutputStream records = new ByteArrayOutputStream(128);
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(STATE)) {
             while (rs.next()) {
@@ -59,20 +79,7 @@ final class TermCounts {
                 records.write(0xff); // a separator no prefix of the next block can fake
             }
         }
-        byte[] now = records.toByteArray();
-        State current = state;
-        if (Arrays.equals(current.records, now)) {
-            return new Generation(current.generation);
-        }
-        synchronized (this) {
-            current = state;
-            if (!Arrays.equals(current.records, now)) {
-                counts.clear();
-                current = new State(now, ++generations);
-                state = current;
-            }
-            return new Generation(current.generation);
-        }
+        return records.toByteArray();
     }
 
     /** How many counts were answered from the cache so far. For tests. */
@@ -84,9 +91,16 @@ final class TermCounts {
     final class Generation {
 
         private final long id;
+        private final byte[] records;
 
-        private Generation(long id) {
+        private Generation(long id, byte[] records) {
             this.id = id;
+            this.records = records;
+        }
+
+        /** Whether {@code c}'s read transaction sees the full-text index this generation belongs to. */
+        boolean sameIndex(Connection c) throws SQLException {
+            return Arrays.equals(records, records(c));
         }
 
         /**
