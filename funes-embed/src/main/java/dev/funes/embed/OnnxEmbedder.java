@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * ({@link #QUERY_THREADS}). A session's intra-op threads spin while they wait for work, and a
  * hybrid search runs its full-text ranking on both cores of a small machine at the same moment
  * as the query embedding: a spinning pool that lost its core to the ranking made the 1M hybrid
- * search about 1.7 times slower (docs/BENCHMARKS.md). One short query gains little from a
+ * search about 1.8 times slower (docs/BENCHMARKS.md). One short query gains little from a
  * second thread anyway, and documents keep the session that uses every core.
  */
 final class OnnxEmbedder implements Embedder {
