@@ -19,6 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -142,6 +146,35 @@ class OverlappedSearchTest {
             }
             assertThat(withLexicalHits).isGreaterThan(20);
             assertThat(sqlite.lexicalSplits()).as("rankings split").isGreaterThan(20);
+        }
+    }
+
+    @Test
+    void theFullTextRankingStartsFromFts5WithFiltersAndARowRange(@TempDir Path dir) throws Exception {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+        }
+        SqliteMemoryStore.Filter bySession = SqliteMemoryStore.Filter.of(SearchRequest.builder("docker gcc")
+                .session("b1").kinds(MemoryKind.EXCHANGE).build());
+        SqliteMemoryStore.Filter none = SqliteMemoryStore.Filter.of(SearchRequest.builder("docker gcc").build());
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE))) {
+            c.createStatement().execute("ANALYZE"); // statistics that make an index of the memories look cheap
+            for (SqliteMemoryStore.Filter filter : List.of(bySession, none)) {
+                for (boolean range : List.of(false, true)) {
+                    List<String> plan = new ArrayList<>();
+                    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN "
+                            + SqliteMemoryStore.lexicalSql(filter, range).replace("?", "NULL"))) {
+                        while (rs.next()) {
+                            plan.add(rs.getString(4));
+                        }
+                    }
+                    // FTS5 first, then (with filters) one primary-key lookup per match; never a
+                    // MATCH run once per memory of an index.
+                    assertThat(plan.get(0)).as(filter + " range " + range + ": " + plan)
+                            .startsWith("SCAN memories_fts VIRTUAL TABLE");
+                    assertThat(plan).as(plan.toString()).noneMatch(step -> step.contains("memories_session"));
+                }
+            }
         }
     }
 
