@@ -1006,12 +1006,13 @@ final class SqliteMemoryStore implements MemoryStore {
 
     private List<SearchHit> search(Connection c, SearchRequest request, int k) throws SQLException {
         ann.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
-        TermCounts.Generation counts = termCounts.sync(c); // after catchUp's reads: this snapshot's version
         Filter filter = Filter.of(request);
         boolean dense = request.retrieval() != Retrieval.LEXICAL;
         VectorIdSet allowed = !dense || filter.isEmpty() ? null : allowedVectors(c, filter);
         List<String> queryTerms = FtsQuery.terms(request.query()); // also for the rerank stage's proximity
         List<String> terms = request.retrieval() == Retrieval.DENSE ? List.of() : queryTerms;
+        // After catchUp's reads, so the records are those of this transaction's snapshot.
+        TermCounts.Generation counts = terms.isEmpty() ? null : termCounts.sync(c);
 
         // The full-text ranking reads through this search's connection (one read transaction, one
         // state of the database) on another thread, while this one, which leaves the connection
@@ -1239,7 +1240,6 @@ final class SqliteMemoryStore implements MemoryStore {
     private Lexical splitLexical(Connection c, Connection other, String match, long postings, Filter filter, int k,
                                  TermCounts.Generation index) throws SQLException {
         long middle;
-        long last;
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?")) {
             ps.setString(1, match);
@@ -1251,9 +1251,6 @@ final class SqliteMemoryStore implements MemoryStore {
                 middle = rs.getLong(1);
             }
         }
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT max(seq) FROM memories")) {
-            last = rs.next() ? rs.getLong(1) : middle;
-        }
         other.setAutoCommit(false);
         Future<Lexical> upper;
         try {
@@ -1263,7 +1260,8 @@ final class SqliteMemoryStore implements MemoryStore {
             }
             upper = searchThreads.submit(() -> {
                 try {
-                    return rankLexical(other, match, filter, k, middle, last);
+                    // The same full-text index: the same rows up to the last.
+                    return rankLexical(other, match, filter, k, middle, Long.MAX_VALUE);
                 } finally {
                     endRead(other);
                 }
