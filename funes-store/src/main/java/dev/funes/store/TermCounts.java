@@ -73,10 +73,15 @@ final class TermCounts {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(STATE)) {
             while (rs.next()) {
                 byte[] block = rs.getBytes(1);
+                int length = block == null ? -1 : block.length;
+                // Each block after its length, so that two pairs of blocks never read alike.
+                records.write(length >>> 24);
+                records.write(length >>> 16);
+                records.write(length >>> 8);
+                records.write(length);
                 if (block != null) {
                     records.writeBytes(block);
                 }
-                records.write(0xff); // a separator no prefix of the next block can fake
             }
         }
         return records.toByteArray();
