@@ -115,6 +115,21 @@ final class PostingsBudget {
         return new Plan(kept.size() == n ? terms : kept, dropped, counts, sum);
     }
 
+    /** The memories that {@code match} matches, counted up to {@code cap} (row numbers only, no ranking). */
+    static long count(Connection c, String match, long cap) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(COUNT)) {
+            return count(ps, match, cap);
+        }
+    }
+
+    private static long count(PreparedStatement ps, String match, long cap) throws SQLException {
+        ps.setString(1, match);
+        ps.setLong(2, cap);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
     private static boolean allAt(long[] counts, long cap) {
         for (long count : counts) {
             if (count < cap) {
@@ -133,11 +148,7 @@ final class PostingsBudget {
                 counts[i] = known;
                 continue;
             }
-            ps.setString(1, FtsQuery.match(List.of(term)));
-            ps.setLong(2, cap);
-            try (ResultSet rs = ps.executeQuery()) {
-                counts[i] = rs.next() ? rs.getLong(1) : 0;
-            }
+            counts[i] = count(ps, FtsQuery.match(List.of(term)), cap);
             if (cache != null) {
                 cache.put(term, counts[i], cap);
             }

@@ -874,8 +874,7 @@ final class SqliteMemoryStore implements MemoryStore {
             try {
                 return read.apply(c);
             } finally {
-                c.rollback(); // ends the read transaction; nothing was written
-                c.setAutoCommit(true);
+                endRead(c);
             }
         } catch (SQLException e) {
             throw new StoreException("cannot " + what + " in the store " + dir + ": " + message(e), e);
@@ -1201,36 +1200,22 @@ final class SqliteMemoryStore implements MemoryStore {
                                       TermCounts.Generation counts) throws SQLException {
         PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
         String match = FtsQuery.match(plan.kept());
-        long postings = plan.keptPostings();
-        if (postings < 0) {
-            postings = countMatches(c, match, splitLexicalAt);
-        }
-        if (postings >= splitLexicalAt) {
-            Connection other = idleReaders.poll();
-            if (other != null) {
-                try {
+        Connection other = idleReaders.poll(); // no idle connection: no split, and nothing to count for one
+        if (other != null) {
+            try {
+                long postings = plan.keptPostings() >= 0 ? plan.keptPostings()
+                        : PostingsBudget.count(c, match, splitLexicalAt);
+                if (postings >= splitLexicalAt) {
                     Lexical split = splitLexical(c, other, match, postings, filter, k, counts);
                     if (split != null) {
                         return split;
                     }
-                } finally {
-                    idleReaders.add(other);
                 }
+            } finally {
+                idleReaders.add(other);
             }
         }
         return rankLexical(c, match, filter, k, Long.MIN_VALUE, Long.MAX_VALUE);
-    }
-
-    /** The matches of {@code match}, counted up to {@code cap} (reading row numbers only). */
-    private static long countMatches(Connection c, String match, long cap) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM memories_fts"
-                + " WHERE memories_fts MATCH ? LIMIT ?)")) {
-            ps.setString(1, match);
-            ps.setLong(2, cap);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
     }
 
     /**
