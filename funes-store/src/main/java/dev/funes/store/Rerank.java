@@ -187,24 +187,38 @@ final class Rerank {
     /** The lower-case words of a text; camelCase words also give their parts, at the same place. */
     static List<String> words(String text) {
         List<String> words = new ArrayList<>();
-        StringBuilder w = new StringBuilder();
+        int start = -1;
         for (int i = 0; i <= text.length(); i++) {
-            char c = i < text.length() ? text.charAt(i) : ' ';
-            if (Character.isLetterOrDigit(c)) {
-                w.append(c);
-            } else if (w.length() > 0) {
-                String word = w.toString();
-                List<String> parts = Terms.camelParts(word);
+            if (i < text.length() && Character.isLetterOrDigit(text.charAt(i))) {
+                if (start < 0) {
+                    start = i;
+                }
+            } else if (start >= 0) {
+                String word = text.substring(start, i);
                 words.add(word.toLowerCase(Locale.ROOT));
-                if (parts.size() > 1) {
-                    for (String p : parts) {
-                        words.add(p.toLowerCase(Locale.ROOT));
+                // Only a capital after the first letter can start a camelCase part: most words
+                // have none, and skip building their parts (this runs over every reranked text).
+                if (hasInnerCapital(word)) {
+                    List<String> parts = Terms.camelParts(word);
+                    if (parts.size() > 1) {
+                        for (String p : parts) {
+                            words.add(p.toLowerCase(Locale.ROOT));
+                        }
                     }
                 }
-                w.setLength(0);
+                start = -1;
             }
         }
         return words;
+    }
+
+    private static boolean hasInnerCapital(String word) {
+        for (int i = 1; i < word.length(); i++) {
+            if (Character.isUpperCase(word.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<String> stems(List<String> terms) {
@@ -218,10 +232,12 @@ final class Rerank {
         return stems;
     }
 
+    private static final String[] SUFFIXES = {"ing", "ed", "es", "s"};
+
     /** A crude English stem, enough to match {@code tests} with {@code test}: a few suffixes off. */
     static String stem(String word) {
         String w = Objects.requireNonNull(word).toLowerCase(Locale.ROOT);
-        for (String suffix : new String[] {"ing", "ed", "es", "s"}) {
+        for (String suffix : SUFFIXES) {
             if (w.length() > suffix.length() + 3 && w.endsWith(suffix)) {
                 return w.substring(0, w.length() - suffix.length());
             }

@@ -2,6 +2,7 @@ package dev.funes.store;
 
 import dev.funes.Embedder;
 import dev.funes.EmbeddingException;
+import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.Retrieval;
@@ -214,6 +215,46 @@ class OverlappedSearchTest {
                 }
             } finally {
                 callers.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void readConnectionsMapTheDatabaseAndReadWhatIsWrittenPastTheMappedEnd(@TempDir Path dir) throws Exception {
+        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(2).build())) {
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            store.addAll(TestCorpus.create().all());
+            for (int i = 0; i < 4; i++) { // the pool hands the connections out in turn
+                long mapped = sqlite.read("read mmap_size", c -> {
+                    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA mmap_size")) {
+                        rs.next();
+                        return rs.getLong(1);
+                    }
+                });
+                assertThat(mapped).isEqualTo(SqliteMemoryStore.READ_MMAP_BYTES);
+            }
+            assertThat(store.search(SearchRequest.builder("wombat").retrieval(Retrieval.LEXICAL).build())).isEmpty();
+            long before = Files.size(dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+
+            // Grow the file well past what the readers mapped, and move the pages from the WAL
+            // into the file itself, where the readers read them through the map.
+            List<Memory> wombats = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                wombats.add(Memory.builder(MemoryKind.NOTE, "me", "wombat " + i + " " + "burrow tunnel ".repeat(40))
+                        .build());
+            }
+            store.addAll(wombats);
+            try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+                 Statement st = other.createStatement()) {
+                st.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+            }
+            assertThat(Files.size(dir.resolve(SqliteMemoryStore.DATABASE_FILE))).isGreaterThan(before + 100_000);
+
+            for (int i = 0; i < 4; i++) {
+                List<SearchHit> hits = store.search(SearchRequest.builder("wombat 299").retrieval(Retrieval.LEXICAL)
+                        .limit(300).build());
+                assertThat(hits).hasSize(300);
+                assertThat(hits.get(0).memory().text()).startsWith("wombat 299 burrow tunnel");
             }
         }
     }

@@ -47,6 +47,16 @@ class RetrievalOptionsTest {
     }
 
     @Test
+    void wordsAreLowerCaseWithCamelCasePartsAfterTheirIdentifier() {
+        assertThat(Rerank.words("Fix parseHTTPResponse, x2Y and HTTP_4xx: Ünïcode déjà-vu"))
+                .containsExactly("fix", "parsehttpresponse", "parse", "http", "response", "x2y", "x2", "y", "and",
+                        "http", "4xx", "ünïcode", "déjà", "vu");
+        assertThat(Rerank.words("")).isEmpty();
+        assertThat(Rerank.words("  ... ")).isEmpty();
+        assertThat(Rerank.words("end")).containsExactly("end");
+    }
+
+    @Test
     void shingleJaccardSeesNearDuplicates() {
         Set<Long> a = Rerank.shingles("the deploy failed because the staging password expired yesterday");
         Set<Long> b = Rerank.shingles("the deploy failed because the staging password expired yesterday!");
