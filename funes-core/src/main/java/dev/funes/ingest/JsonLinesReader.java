@@ -173,8 +173,10 @@ abstract class JsonLinesReader {
         if (to > from && bytes[to - 1] == '\r') {
             to--;
         }
-        long invalidAt = firstInvalidUtf8(bytes, from, to);
         String text = new String(bytes, from, to - from, StandardCharsets.UTF_8);
+        // Invalid UTF-8 always decodes to U+FFFD: only a line that holds one needs the strict
+        // decoder's second pass to tell a bad byte from a U+FFFD written as such.
+        long invalidAt = text.indexOf('\uFFFD') < 0 ? -1 : firstInvalidUtf8(bytes, from, to);
         if (text.isBlank()) {
             if (lines.terminated()) {
                 checkpoint(lines);

@@ -133,6 +133,34 @@ class ClaudeCodeBadInputTest {
     }
 
     @Test
+    void aReplacementCharacterWrittenAsSuchIsNotInvalidUtf8() throws Exception {
+        // U+FFFD encoded as valid UTF-8 (EF BF BD) on line 1; on line 2 one too, then a bad byte.
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.write((request(1, "before \uFFFD after") + "\n").getBytes(StandardCharsets.UTF_8));
+        byte[] line2 = (answer(2, "msg_a", "x \uFFFD y#z") + "\n").replace("y#z", "y\u0000z")
+                .getBytes(StandardCharsets.UTF_8);
+        int bad = -1;
+        for (int i = 0; i < line2.length; i++) {
+            if (line2[i] == 0) {
+                line2[i] = (byte) 0xFF; // never valid in UTF-8
+                bad = i;
+            }
+        }
+        bytes.write(line2);
+        Path file = Records.write(log(), bytes.toByteArray());
+
+        Logs.Parsed parsed = Logs.parse(file);
+
+        int at = bad + 1;
+        assertThat(parsed.result().problems()).singleElement().satisfies(p -> {
+            assertThat(p.line()).isEqualTo(2);
+            assertThat(p.message()).isEqualTo("invalid UTF-8 at byte " + at + " of the line; replaced by U+FFFD");
+        });
+        assertThat(parsed.memories()).singleElement()
+                .satisfies(m -> assertThat(m.text()).contains("before \uFFFD after").contains("x \uFFFD y\uFFFDz"));
+    }
+
+    @Test
     void unknownTypesAreCountedAndWarnedOncePerFile() {
         Path file = Records.write(log(), List.of(
                 request(1, "a request"), "{\"type\":\"foo\",\"sessionId\":\"x\"}", "{\"type\":\"bar\"}",
