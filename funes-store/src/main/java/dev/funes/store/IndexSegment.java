@@ -39,6 +39,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongPredicate;
@@ -54,10 +55,11 @@ import java.util.zip.CRC32C;
  * any), then the JVector on-disk graph with the full-precision vectors inline, up to its end;
  * docs/STORE-FORMAT.md has the layout.
  *
- * <p>Thread-safe: each search opens its own {@link GraphSearcher}. A segment is reference
- * counted: the index owns one reference, each search takes one ({@link #tryAcquire}), and the
- * file is unmapped when the last one is released, so a segment merged away stays usable by the
- * searches that started before.
+ * <p>Thread-safe: each search uses its own {@link GraphSearcher}, taken from the segment's idle
+ * ones or new. A segment is reference counted: the index owns one reference, each search takes
+ * one ({@link #tryAcquire}), and the file is unmapped (and its idle searchers closed) when the
+ * last one is released, so a segment merged away stays usable by the searches that started
+ * before.
  */
 final class IndexSegment {
 
@@ -107,6 +109,13 @@ final class IndexSegment {
     private final long fileLength;
     private final int bodyCrc;
     private final AtomicInteger refs = new AtomicInteger(1);
+    /**
+     * Searchers kept between searches: a {@link GraphSearcher} resets itself at each search but
+     * keeps the capacity of its visited set and queues, which a new one grows again (rehashing)
+     * on every search. At most {@link #IDLE_SEARCHERS}; closed with the segment.
+     */
+    private final ConcurrentLinkedQueue<GraphSearcher> idleSearchers = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger idleCount = new AtomicInteger();
 
     private IndexSegment(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, PQVectors codes, long[] ids,
                          long[] sortedIds, long fileLength, int bodyCrc) {
@@ -193,6 +202,10 @@ final class IndexSegment {
     void release() {
         if (refs.decrementAndGet() == 0) {
             try {
+                // No search holds a reference any more: every searcher is idle.
+                for (GraphSearcher s; (s = idleSearchers.poll()) != null; ) {
+                    s.close();
+                }
                 graph.close();
                 readers.close();
             } catch (IOException e) {
@@ -208,7 +221,14 @@ final class IndexSegment {
      */
     void search(VectorFloat<?> query, int k, int beam, LongPredicate accept, SegmentedIndex.HitSink sink) {
         Bits bits = ordinal -> accept.test(ids[ordinal]);
-        try (GraphSearcher searcher = new GraphSearcher(graph)) {
+        GraphSearcher searcher = idleSearchers.poll();
+        if (searcher != null) {
+            idleCount.decrementAndGet();
+        } else {
+            searcher = new GraphSearcher(graph);
+        }
+        boolean reusable = false;
+        try {
             var view = (RandomAccessVectorValues) searcher.getView();
             SearchScoreProvider scores = codes == null
                     ? DefaultSearchScoreProvider.exact(query, SIMILARITY, view)
@@ -220,8 +240,28 @@ final class IndexSegment {
                 // JVector maps a dot product d of unit vectors to (1 + d) / 2.
                 sink.offer(ids[node.node], 2.0 * node.score - 1.0);
             }
+            reusable = true;
+        } finally {
+            // A searcher that failed half-way is not trusted again; past the limit, not kept.
+            if (reusable && idleCount.incrementAndGet() <= IDLE_SEARCHERS) {
+                idleSearchers.offer(searcher);
+            } else {
+                if (reusable) {
+                    idleCount.decrementAndGet();
+                }
+                closeQuietly(searcher);
+            }
+        }
+    }
+
+    /** Searchers an idle segment keeps: one per core of a small machine, and some. */
+    static final int IDLE_SEARCHERS = 8;
+
+    private void closeQuietly(GraphSearcher searcher) {
+        try {
+            searcher.close();
         } catch (IOException e) {
-            throw new UncheckedIOException("searching the index segment " + file + " failed", e);
+            SegmentedIndex.LOG.debug("Cannot close a searcher of {}: {}", file, e.toString());
         }
     }
 

@@ -20,9 +20,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -332,6 +335,68 @@ class SegmentedIndexTest {
         try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
             assertThat(index.stats().segments().get(0).compressed()).isTrue(); // codes loaded from the file
             assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+        }
+    }
+
+    @Test
+    void searchersKeptBetweenSearchesGiveWhatAFreshOneGivesInAnyOrderAndFromManyThreads(@TempDir Path dir)
+            throws Exception {
+        Set<Long> live = new LinkedHashSet<>();
+        SegmentedIndex.Options options = SegmentedIndex.Options.defaults().withMemtableLimit(CORPUS)
+                .withPqThreshold(256);
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            add(index, live, 1, CORPUS + 1);
+            index.seal();
+        }
+        // Each search shape (query, k, filter) once on a freshly opened index: a new searcher.
+        int[] ks = {3, K, 50};
+        LongPredicate odd = id -> id % 2 == 1;
+        Map<String, List<Long>> fresh = new HashMap<>();
+        for (int q = 0; q < queries.size(); q++) {
+            for (int k : ks) {
+                for (boolean filtered : new boolean[] {false, true}) {
+                    try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+                        fresh.put(q + "/" + k + "/" + filtered, ids(index.search(queries.get(q), k, filtered ? odd : null)));
+                    }
+                }
+            }
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            // One thread, the shapes interleaved: a large search between two small ones, filters in between.
+            for (int pass = 0; pass < 2; pass++) {
+                for (int q = queries.size() - 1; q >= 0; q--) {
+                    for (int k : pass == 0 ? ks : new int[] {50, 3, K}) {
+                        for (boolean filtered : new boolean[] {true, false}) {
+                            assertThat(ids(index.search(queries.get(q), k, filtered ? odd : null)))
+                                    .as("query %d, k %d, filtered %s", q, k, filtered)
+                                    .isEqualTo(fresh.get(q + "/" + k + "/" + filtered));
+                        }
+                    }
+                }
+            }
+            // More threads than the segment keeps idle searchers.
+            ExecutorService pool = Executors.newFixedThreadPool(12);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < 12; t++) {
+                    int seed = t;
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < 120; i++) {
+                            int q = (seed * 7 + i) % queries.size();
+                            int k = ks[(seed + i) % ks.length];
+                            boolean filtered = (seed + i) % 2 == 0;
+                            assertThat(ids(index.search(queries.get(q), k, filtered ? odd : null)))
+                                    .isEqualTo(fresh.get(q + "/" + k + "/" + filtered));
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
         }
     }
 
