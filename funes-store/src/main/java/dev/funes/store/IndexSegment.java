@@ -204,7 +204,7 @@ final class IndexSegment {
             try {
                 // No search holds a reference any more: every searcher is idle.
                 for (GraphSearcher s; (s = idleSearchers.poll()) != null; ) {
-                    s.close();
+                    closeQuietly(s);
                 }
                 graph.close();
                 readers.close();
