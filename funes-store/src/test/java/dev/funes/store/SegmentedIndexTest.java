@@ -158,6 +158,11 @@ class SegmentedIndexTest {
                 .withPqThreshold(Integer.MAX_VALUE);
     }
 
+    /** Options under which the whole corpus, added then sealed, is one PQ-compressed segment. */
+    private static SegmentedIndex.Options onePqSegment() {
+        return SegmentedIndex.Options.defaults().withMemtableLimit(CORPUS).withPqThreshold(256);
+    }
+
     // ------------------------------------------------------------ correctness against exact search
 
     @Test
@@ -317,8 +322,7 @@ class SegmentedIndexTest {
     @Test
     void largeSegmentsKeepPqCodesAndRerankWithTheFullVectors(@TempDir Path dir) throws IOException {
         Set<Long> live = new LinkedHashSet<>();
-        SegmentedIndex.Options options = SegmentedIndex.Options.defaults().withMemtableLimit(CORPUS)
-                .withPqThreshold(256);
+        SegmentedIndex.Options options = onePqSegment();
         try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
             add(index, live, 1, CORPUS + 1);
             index.seal();
@@ -342,8 +346,7 @@ class SegmentedIndexTest {
     void searchersKeptBetweenSearchesGiveWhatAFreshOneGivesInAnyOrderAndFromManyThreads(@TempDir Path dir)
             throws Exception {
         Set<Long> live = new LinkedHashSet<>();
-        SegmentedIndex.Options options = SegmentedIndex.Options.defaults().withMemtableLimit(CORPUS)
-                .withPqThreshold(256);
+        SegmentedIndex.Options options = onePqSegment();
         try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
             add(index, live, 1, CORPUS + 1);
             index.seal();
