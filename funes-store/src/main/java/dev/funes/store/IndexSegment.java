@@ -39,7 +39,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongPredicate;
@@ -114,8 +115,7 @@ final class IndexSegment {
      * keeps the capacity of its visited set and queues, which a new one grows again (rehashing)
      * on every search. At most {@link #IDLE_SEARCHERS}; closed with the segment.
      */
-    private final ConcurrentLinkedQueue<GraphSearcher> idleSearchers = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger idleCount = new AtomicInteger();
+    private final BlockingQueue<GraphSearcher> idleSearchers = new ArrayBlockingQueue<>(IDLE_SEARCHERS);
 
     private IndexSegment(Path file, ReaderSupplier readers, OnDiskGraphIndex graph, PQVectors codes, long[] ids,
                          long[] sortedIds, long fileLength, int bodyCrc) {
@@ -221,12 +221,8 @@ final class IndexSegment {
      */
     void search(VectorFloat<?> query, int k, int beam, LongPredicate accept, SegmentedIndex.HitSink sink) {
         Bits bits = ordinal -> accept.test(ids[ordinal]);
-        GraphSearcher searcher = idleSearchers.poll();
-        if (searcher != null) {
-            idleCount.decrementAndGet();
-        } else {
-            searcher = new GraphSearcher(graph);
-        }
+        GraphSearcher idle = idleSearchers.poll();
+        GraphSearcher searcher = idle != null ? idle : new GraphSearcher(graph);
         boolean reusable = false;
         try {
             var view = (RandomAccessVectorValues) searcher.getView();
@@ -243,12 +239,7 @@ final class IndexSegment {
             reusable = true;
         } finally {
             // A searcher that failed half-way is not trusted again; past the limit, not kept.
-            if (reusable && idleCount.incrementAndGet() <= IDLE_SEARCHERS) {
-                idleSearchers.offer(searcher);
-            } else {
-                if (reusable) {
-                    idleCount.decrementAndGet();
-                }
+            if (!reusable || !idleSearchers.offer(searcher)) {
                 closeQuietly(searcher);
             }
         }

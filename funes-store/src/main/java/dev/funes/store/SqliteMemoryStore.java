@@ -1055,11 +1055,12 @@ final class SqliteMemoryStore implements MemoryStore {
             lexical = awaitLexical(pending);
         }
         if (!denseHits.isEmpty()) {
-            Map<Long, List<Memory>> byVector = memoriesOfVectors(c, denseHits, rows);
+            Map<Long, List<Rows.StoredMemory>> byVector = memoriesOfVectors(c, denseHits, rows);
             int rank = 0;
             for (SegmentedIndex.Hit hit : denseHits) {
                 boolean any = false;
-                for (Memory m : byVector.getOrDefault(hit.id(), List.of())) {
+                for (Rows.StoredMemory stored : byVector.getOrDefault(hit.id(), List.of())) {
+                    Memory m = stored.memory();
                     if (request.matches(m)) {
                         if (!any) {
                             any = true;
@@ -1375,9 +1376,9 @@ final class SqliteMemoryStore implements MemoryStore {
      * The memories using each vector, in storage order; vectors without memories are absent.
      * Every memory read is also put in {@code rows} by its {@code seq}.
      */
-    private static Map<Long, List<Memory>> memoriesOfVectors(Connection c, List<SegmentedIndex.Hit> vectors,
-                                                             Map<Long, Memory> rows) throws SQLException {
-        Map<Long, List<Rows.StoredMemory>> stored = new HashMap<>();
+    private static Map<Long, List<Rows.StoredMemory>> memoriesOfVectors(Connection c, List<SegmentedIndex.Hit> vectors,
+                                                                        Map<Long, Memory> rows) throws SQLException {
+        Map<Long, List<Rows.StoredMemory>> byVector = new HashMap<>();
         for (int from = 0; from < vectors.size(); from += IN_LIST_CHUNK) {
             List<SegmentedIndex.Hit> chunk = vectors.subList(from, Math.min(from + IN_LIST_CHUNK, vectors.size()));
             // No ORDER BY: SQLite would copy every whole row into a sorter first, which doubled
@@ -1391,23 +1392,16 @@ final class SqliteMemoryStore implements MemoryStore {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         Rows.StoredMemory m = Rows.memory(rs);
-                        stored.computeIfAbsent(m.vectorId(), id -> new ArrayList<>(1)).add(m);
+                        byVector.computeIfAbsent(m.vectorId(), id -> new ArrayList<>(1)).add(m);
                         rows.put(m.seq(), m.memory());
                     }
                 }
             }
         }
-        Map<Long, List<Memory>> byVector = new HashMap<>(stored.size() * 2);
-        for (Map.Entry<Long, List<Rows.StoredMemory>> e : stored.entrySet()) {
-            List<Rows.StoredMemory> list = e.getValue();
-            if (list.size() > 1) {
-                list.sort(Comparator.comparingLong(Rows.StoredMemory::seq));
+        for (List<Rows.StoredMemory> memories : byVector.values()) {
+            if (memories.size() > 1) {
+                memories.sort(Comparator.comparingLong(Rows.StoredMemory::seq));
             }
-            List<Memory> memories = new ArrayList<>(list.size());
-            for (Rows.StoredMemory m : list) {
-                memories.add(m.memory());
-            }
-            byVector.put(e.getKey(), memories);
         }
         return byVector;
     }
