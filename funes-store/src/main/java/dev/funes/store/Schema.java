@@ -30,13 +30,16 @@ final class Schema {
         }
     }
 
+    /** How {@code memories_fts} splits and folds text into tokens (its {@code tokenize} option). */
+    static final String FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
+
     /** The full-text index over the text and its identifier terms, and the triggers that keep it (version 5). */
     static final List<String> FTS_V5 = List.of(
             """
             CREATE VIRTUAL TABLE memories_fts USING fts5(
               text, terms, content='memories', content_rowid='seq',
-              tokenize='porter unicode61 remove_diacritics 2'
-            )""",
+              tokenize='%s'
+            )""".formatted(FTS_TOKENIZE),
             """
             CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
               INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, new.text, new.terms);
@@ -248,7 +251,22 @@ final class Schema {
             // Opening a store compares this digest with the dense index's ids instead of reading
             // every vector id (VectorDigest, StoreIndex): O(1) database work while they agree.
             new Migration(6, "vector_digest: count, sum and mix of the vector ids, kept by triggers",
-                    VectorDigest.migration()));
+                    VectorDigest.migration()),
+            // A search keeps the token counts of full-text rows between searches (DocLengths); a row
+            // only changes when a memory is deleted (its row number may then be used again) or its
+            // text or terms are rewritten, and this counter, kept by triggers in the same
+            // transaction, tells every process that it happened.
+            new Migration(7, "fts_rewrites: a count of full-text rows deleted or rewritten, kept by triggers", List.of(
+                    """
+                    CREATE TABLE fts_rewrites (
+                      single INTEGER PRIMARY KEY CHECK (single = 1),
+                      n INTEGER NOT NULL
+                    )""",
+                    "INSERT INTO fts_rewrites (single, n) VALUES (1, 0)",
+                    "CREATE TRIGGER fts_rewrites_delete AFTER DELETE ON memories BEGIN"
+                            + " UPDATE fts_rewrites SET n = n + 1; END",
+                    "CREATE TRIGGER fts_rewrites_update AFTER UPDATE OF text, terms ON memories BEGIN"
+                            + " UPDATE fts_rewrites SET n = n + 1; END")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

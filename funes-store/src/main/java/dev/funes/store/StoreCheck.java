@@ -674,6 +674,10 @@ final class StoreCheck {
                     if (fts) {
                         recomputeTerms(w, in.staleTerms);
                         s.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+                        if (single(w, "SELECT count(*) FROM sqlite_schema WHERE name = 'fts_rewrites'") > 0) {
+                            // Token counts a running store keeps (DocLengths) may be those of the broken index.
+                            s.execute("UPDATE fts_rewrites SET n = n + 1");
+                        }
                         done.put("fts", "rebuilt the full-text index from the " + single(w, "SELECT count(*) FROM memories")
                                 + " memories");
                     }

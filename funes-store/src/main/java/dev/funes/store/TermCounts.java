@@ -103,6 +103,30 @@ final class TermCounts {
             this.records = records;
         }
 
+        /**
+         * FTS5's averages record (row 1 of {@code memories_fts_data}) as {@code {rows, tokens}}:
+         * the index's row count and its tokens in all columns; null when the index has none yet.
+         */
+        long[] averages() {
+            // records: each of rows 1 and 10 as a 4-byte length (-1: NULL) and its bytes.
+            if (records.length < 8) {
+                return null;
+            }
+            int length = ((records[0] & 0xff) << 24) | ((records[1] & 0xff) << 16) | ((records[2] & 0xff) << 8)
+                    | (records[3] & 0xff);
+            if (length <= 0 || 4 + length + 4 > records.length) {
+                return null; // row 1 missing (a single record is row 10's) or empty
+            }
+            byte[] block = Arrays.copyOfRange(records, 4, 4 + length);
+            int[] at = {0};
+            long rows = Bm25Ranking.varint(block, at);
+            long tokens = 0;
+            while (at[0] < block.length) {
+                tokens += Bm25Ranking.varint(block, at);
+            }
+            return new long[] {rows, tokens};
+        }
+
         /** Whether {@code c}'s read transaction sees the full-text index this generation belongs to. */
         boolean sameIndex(Connection c) throws SQLException {
             return Arrays.equals(records, records(c));

@@ -19,6 +19,10 @@ final class OldStores {
     static void downgradeToVersion1(Path storeDir) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
+            // Migration 7: the counter of full-text rows deleted or rewritten and its triggers.
+            s.execute("DROP TRIGGER IF EXISTS fts_rewrites_delete");
+            s.execute("DROP TRIGGER IF EXISTS fts_rewrites_update");
+            s.execute("DROP TABLE IF EXISTS fts_rewrites");
             // Migration 6: the digest of the vector ids and its triggers.
             for (String trigger : new String[] {"vector_digest_insert", "vector_digest_delete", "vector_digest_update"}) {
                 s.execute("DROP TRIGGER IF EXISTS " + trigger);

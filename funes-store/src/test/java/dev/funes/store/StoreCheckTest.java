@@ -154,6 +154,8 @@ class StoreCheckTest {
         assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
         assertThat(finding(repaired, "fts").status()).isEqualTo(Status.REPAIRED);
         assertThat(finding(repaired, "fts").message()).contains("rebuilt the full-text index from the " + corpus.size());
+        // Token counts a running store kept from the broken index are dropped at its next search.
+        assertThat(rows(dir, "SELECT n FROM fts_rewrites").get(0).replace("|", "")).isEqualTo("1");
         assertThat(memoryRows(dir)).isEqualTo(before);
         assertThat(check(dir, false).findings()).allSatisfy(f -> assertThat(f.status()).isEqualTo(Status.OK));
         try (MemoryStore store = FunesStore.open(dir, embedder)) {

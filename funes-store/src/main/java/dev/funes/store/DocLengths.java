@@ -1,0 +1,185 @@
+package dev.funes.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The token count of each full-text row ({@code memories_fts_docsize}: the row's columns summed),
+ * kept between searches by row number. {@link Bm25Ranking} needs it for every match, and reading
+ * it from SQLite costs about as much as FTS5's own ranking (a B-tree seek per match).
+ *
+ * <p>A row's count only changes when its memory is deleted (SQLite may then give its row number
+ * to the next memory) or its text or terms are rewritten. Both bump the counter in
+ * {@code fts_rewrites} (triggers, schema version 7), in the same transaction, whichever process
+ * writes. The cache belongs to one value of that counter: a search reads the counter in its read
+ * transaction ({@link #view}) and uses the cache only if it was filled under the same value; a
+ * greater value starts an empty cache. Two snapshots with the same counter differ only by
+ * memories added, whose rows the earlier snapshot never matches, so the counts one search caches
+ * are true for every other search that shares its counter. Thread-safe: a count is an int written
+ * once per cache; a reader that sees 0 reads the row from SQLite.
+ */
+final class DocLengths {
+
+    /** Row numbers past this are not cached (4 bytes per row number up to the largest). */
+    static final long MAX_CACHED_ROW = 1L << 26;
+
+    private static final String REWRITES = "SELECT n FROM fts_rewrites";
+    private static final int LOOKUP_CHUNK = 512;
+
+    /** The counts under one value of the counter; {@code lengths[seq]}, 0 when not read yet. */
+    private static final class Cache {
+        final long rewrites;
+        volatile int[] lengths = new int[0];
+
+        Cache(long rewrites) {
+            this.rewrites = rewrites;
+        }
+
+        synchronized int[] grow(long seq) {
+            int[] now = lengths;
+            if (seq < now.length) {
+                return now;
+            }
+            long size = Math.max(seq + 1, Math.min(MAX_CACHED_ROW, (long) now.length * 2));
+            int[] grown = java.util.Arrays.copyOf(now, (int) size);
+            lengths = grown;
+            return grown;
+        }
+    }
+
+    private volatile Cache cache = new Cache(-1);
+    private long lookups; // guarded by this; for tests and benchmarks
+
+    /**
+     * The counts a search in the current read transaction of {@code c} may use and add to: the
+     * store's cache when it was filled under the counter this transaction sees, else a fresh one
+     * (kept for later searches when the counter is newer).
+     */
+    View view(Connection c) throws SQLException {
+        long rewrites;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(REWRITES)) {
+            if (!rs.next()) {
+                throw new SQLException("fts_rewrites has no row");
+            }
+            rewrites = rs.getLong(1);
+        }
+        Cache current = cache;
+        if (current.rewrites != rewrites) {
+            synchronized (this) {
+                current = cache;
+                if (current.rewrites < rewrites) {
+                    current = new Cache(rewrites);
+                    cache = current;
+                } else if (current.rewrites != rewrites) {
+                    current = new Cache(rewrites); // a snapshot older than the cache's: its own, not kept
+                }
+            }
+        }
+        return new View(current);
+    }
+
+    /** How many rows were read from SQLite rather than the cache so far. For tests. */
+    synchronized long lookups() {
+        return lookups;
+    }
+
+    private synchronized void looked(int n) {
+        lookups += n;
+    }
+
+    /** The cache one read transaction uses. */
+    final class View {
+
+        private final Cache cache;
+
+        private View(Cache cache) {
+            this.cache = cache;
+        }
+
+        /**
+         * Fills {@code lengths[i]} with the token count of row {@code seqs[i]}, for the first
+         * {@code n} rows, reading those the cache lacks through {@code c} (one query per chunk).
+         */
+        void lengths(Connection c, long[] seqs, int n, int[] lengths) throws SQLException {
+            int[] cached = cache.lengths;
+            int[] missing = null;
+            int misses = 0;
+            for (int i = 0; i < n; i++) {
+                long seq = seqs[i];
+                int length = seq >= 0 && seq < cached.length ? cached[(int) seq] : 0;
+                lengths[i] = length;
+                if (length == 0) {
+                    if (missing == null) {
+                        missing = new int[Math.min(n, 1024)];
+                    } else if (misses == missing.length) {
+                        missing = java.util.Arrays.copyOf(missing, Math.min(n, misses * 2));
+                    }
+                    missing[misses++] = i;
+                }
+            }
+            if (misses == 0) {
+                return;
+            }
+            looked(misses);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT id, sz FROM memories_fts_docsize WHERE id IN (SELECT value FROM json_each(?))")) {
+                for (int from = 0; from < misses; from += LOOKUP_CHUNK) {
+                    int to = Math.min(misses, from + LOOKUP_CHUNK);
+                    StringBuilder ids = new StringBuilder(16 * (to - from)).append('[');
+                    for (int j = from; j < to; j++) {
+                        ids.append(j > from ? "," : "").append(seqs[missing[j]]);
+                    }
+                    ps.setString(1, ids.append(']').toString());
+                    // The rows come back in id order, as the missing ones are (matches are read in row order).
+                    int j = from;
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            long id = rs.getLong(1);
+                            while (j < to && seqs[missing[j]] < id) {
+                                j++;
+                            }
+                            if (j < to && seqs[missing[j]] == id) {
+                                int length = tokens(rs.getBytes(2));
+                                lengths[missing[j]] = length;
+                                remember(id, length);
+                            }
+                        }
+                    }
+                }
+            }
+            for (int j = 0; j < misses; j++) {
+                if (lengths[missing[j]] == 0) {
+                    throw new SQLException("memories_fts_docsize has no row " + seqs[missing[j]]
+                            + " for a full-text match: run `funes check` on the store");
+                }
+            }
+        }
+
+        private void remember(long seq, int length) {
+            if (seq < 0 || seq >= MAX_CACHED_ROW) {
+                return;
+            }
+            int[] lengths = cache.lengths;
+            if (seq >= lengths.length) {
+                lengths = cache.grow(seq);
+            }
+            lengths[(int) seq] = length;
+        }
+    }
+
+    /** The token count of a docsize record: one varint per column, summed. */
+    static int tokens(byte[] record) {
+        if (record == null) {
+            return 0;
+        }
+        long sum = 0;
+        int[] at = {0};
+        while (at[0] < record.length) {
+            sum += Bm25Ranking.varint(record, at);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, sum);
+    }
+}

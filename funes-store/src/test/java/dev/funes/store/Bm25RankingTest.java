@@ -1,0 +1,260 @@
+package dev.funes.store;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.Retrieval;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.ingest.Indexer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@link Bm25Ranking}: FTS5's bm25 ranking computed in Java gives FTS5's rows, scores and order,
+ * bit for bit, on real agent logs and after deletes and rewrites by this store or another
+ * connection. Real SQLite (FTS5), the real model, the real Claude Code fixture logs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class Bm25RankingTest {
+
+    private static final String FTS5_RANKING = "SELECT rowid, bm25(memories_fts) FROM memories_fts"
+            + " WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts), rowid LIMIT ?";
+
+    private Embedder embedder;
+    private Path fixtures;
+
+    @BeforeAll
+    void setUp() {
+        fixtures = Path.of(System.getProperty("funes.shared.dir", "../../shared")).resolve("fixtures")
+                .resolve("claude-code");
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    void tearDown() {
+        embedder.close();
+    }
+
+    /** Both rankings of one query in one read transaction. */
+    private record Both(SqliteMemoryStore.Lexical java, List<Long> ftsRows, List<Double> ftsScores) {
+
+        List<Long> javaRows() {
+            List<Long> rows = new ArrayList<>();
+            for (int i = 0; i < java.count(); i++) {
+                rows.add(java.seqs()[i]);
+            }
+            return rows;
+        }
+
+        List<Double> javaScores() {
+            List<Double> scores = new ArrayList<>();
+            for (int i = 0; i < java.count(); i++) {
+                scores.add(java.bm25()[i]);
+            }
+            return scores;
+        }
+    }
+
+    private static Both both(SqliteMemoryStore store, List<String> terms, int k) {
+        return store.read("rank both ways", c -> {
+            TermCounts.Generation index = new TermCounts().sync(c);
+            SqliteMemoryStore.Lexical java = store.bm25Ranking().rank(c, terms, index, k);
+            List<Long> rows = new ArrayList<>();
+            List<Double> scores = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(FTS5_RANKING)) {
+                ps.setString(1, FtsQuery.match(terms));
+                ps.setInt(2, k);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(rs.getLong(1));
+                        scores.add(rs.getDouble(2));
+                    }
+                }
+            }
+            return new Both(java, rows, scores);
+        });
+    }
+
+    private static void assertSameRanking(SqliteMemoryStore store, List<String> terms, int k) {
+        Both both = both(store, terms, k);
+        assertThat(both.java()).as("ranked in Java: %s", terms).isNotNull();
+        assertThat(both.javaRows()).as("rows of %s, k=%d", terms, k).isEqualTo(both.ftsRows());
+        // Bit for bit: Double.equals compares the bits.
+        assertThat(both.javaScores()).as("scores of %s, k=%d", terms, k).isEqualTo(both.ftsScores());
+    }
+
+    @Test
+    void rankingInJavaIsFts5sRankingBitForBitOnRealLogs(@TempDir Path dir) {
+        assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(fixtures));
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<String> words = sqlite.read("read the words", c -> {
+                Set<String> all = new LinkedHashSet<>();
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT text FROM memories")) {
+                    while (rs.next()) {
+                        all.addAll(FtsQuery.terms(rs.getString(1)));
+                    }
+                }
+                return new ArrayList<>(all);
+            });
+            assertThat(words).hasSizeGreaterThan(500);
+
+            List<List<String>> queries = new ArrayList<>();
+            Random random = new Random(42);
+            for (int q = 0; q < 300; q++) {
+                Set<String> terms = new LinkedHashSet<>();
+                int n = 1 + random.nextInt(6);
+                while (terms.size() < n) {
+                    terms.add(words.get(random.nextInt(words.size())));
+                }
+                queries.add(new ArrayList<>(terms));
+            }
+            // Two terms with one token under the porter stemmer are two phrases; a stop word alone;
+            // folded diacritics; identifier parts; digits.
+            queries.add(List.of("test", "tests", "testing"));
+            queries.add(List.of("the"));
+            queries.add(List.of("café", "cafe", "naïve"));
+            queries.add(FtsQuery.terms("parseHttpHeader snake_case_name"));
+            queries.add(List.of("404", "2025", "0"));
+            queries.add(List.of("zzzzunmatched"));
+
+            int manyMatches = 0;
+            for (List<String> terms : queries) {
+                for (int k : new int[] {100, 7}) {
+                    assertSameRanking(sqlite, terms, k);
+                }
+                if (both(sqlite, terms, 1000).ftsRows().size() > 7) {
+                    manyMatches++;
+                }
+            }
+            assertThat(manyMatches).as("queries with more matches than the 7 kept").isGreaterThan(100);
+        }
+    }
+
+    @Test
+    void searchesGiveTheSameHitsRankedInJavaOrByFts5(@TempDir Path dir) {
+        assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(fixtures));
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<SearchRequest> requests = new ArrayList<>();
+            for (String q : List.of("why did CI check the wrong branch", "sqlite database", "tests failing",
+                    "the user asked to run the tests again and fix the failing build", "what")) {
+                requests.add(SearchRequest.builder(q).limit(10).build());
+                requests.add(SearchRequest.builder(q).retrieval(Retrieval.LEXICAL).limit(30).build());
+            }
+            sqlite.rankInJava(false);
+            List<List<SearchHit>> byFts5 = new ArrayList<>();
+            for (SearchRequest r : requests) {
+                byFts5.add(store.search(r));
+            }
+            sqlite.rankInJava(true);
+            long before = sqlite.javaRankings();
+            for (int i = 0; i < requests.size(); i++) {
+                assertThat(store.search(requests.get(i))).as(requests.get(i).query()).isEqualTo(byFts5.get(i));
+            }
+            assertThat(sqlite.javaRankings() - before).isEqualTo(requests.size());
+        }
+    }
+
+    @Test
+    void keptTokenCountsFollowDeletesAndRewritesByThisStoreOrAnotherConnection(@TempDir Path dir)
+            throws SQLException {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+            Memory last = Memory.builder(MemoryKind.NOTE, "me", "quokka build image").build();
+            store.addAll(List.of(Memory.builder(MemoryKind.NOTE, "me", "a quokka note about the build").build(), last));
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<String> terms = List.of("quokka", "build", "image");
+            long lastSeq = seq(sqlite, last.id());
+
+            assertSameRanking(sqlite, terms, 100);
+            long lookups = sqlite.bm25Ranking().lengths().lookups();
+            assertThat(lookups).isPositive();
+            assertSameRanking(sqlite, terms, 100);
+            assertThat(sqlite.bm25Ranking().lengths().lookups()).as("counts kept between searches").isEqualTo(lookups);
+
+            // The newest memory goes; SQLite gives its row number to the next one, far longer.
+            assertThat(store.delete(last.id())).isTrue();
+            Memory longer = Memory.builder(MemoryKind.NOTE, "me",
+                    "quokka " + "and a long note with many more words in it ".repeat(20)).build();
+            store.addAll(List.of(longer));
+            assertThat(seq(sqlite, longer.id())).as("the row number used again").isEqualTo(lastSeq);
+            assertThat(rewrites(dir)).isEqualTo(1);
+            assertSameRanking(sqlite, terms, 100);
+
+            // Another connection (another process) rewrites the row's identifier terms.
+            try (Connection other = DriverManager.getConnection("jdbc:sqlite:"
+                    + dir.resolve(SqliteMemoryStore.DATABASE_FILE)); PreparedStatement ps = other.prepareStatement(
+                    "UPDATE memories SET terms = 'quokka quokka image image image' WHERE seq = ?")) {
+                ps.setLong(1, lastSeq);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            assertThat(rewrites(dir)).isEqualTo(2);
+            assertSameRanking(sqlite, terms, 100);
+        }
+    }
+
+    @Test
+    void aTermThatIsNotOneTokenIsLeftToFts5(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            Bm25Ranking ranking = sqlite.bm25Ranking();
+            assertThat(token(sqlite, "running")).isEqualTo("run");
+            assertThat(token(sqlite, "Café")).isEqualTo("cafe");
+            assertThat(token(sqlite, "two words")).isEmpty();
+            assertThat(token(sqlite, "--")).isEmpty();
+            assertThat(both(sqlite, List.of("docker", "two words"), 10).java()).isNull();
+        }
+    }
+
+    private static String token(SqliteMemoryStore store, String term) {
+        return store.read("tokenize", c -> store.bm25Ranking().token(c, term));
+    }
+
+    private static long seq(SqliteMemoryStore store, String id) {
+        return store.read("read a row number", c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT seq FROM memories WHERE id = ?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    private static long rewrites(Path dir) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT n FROM fts_rewrites")) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(1);
+        }
+    }
+}
