@@ -33,6 +33,7 @@ final class DocLengths {
     private static final class Cache {
         final long rewrites;
         volatile int[] lengths = new int[0];
+        final java.util.concurrent.atomic.AtomicBoolean loadClaimed = new java.util.concurrent.atomic.AtomicBoolean();
 
         Cache(long rewrites) {
             this.rewrites = rewrites;
@@ -52,6 +53,7 @@ final class DocLengths {
 
     private volatile Cache cache = new Cache(-1);
     private long lookups; // guarded by this; for tests and benchmarks
+    private long loads; // guarded by this; for tests
 
     /**
      * The counts a search in the current read transaction of {@code c} may use and add to: the
@@ -59,13 +61,7 @@ final class DocLengths {
      * (kept for later searches when the counter is newer).
      */
     View view(Connection c) throws SQLException {
-        long rewrites;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(REWRITES)) {
-            if (!rs.next()) {
-                throw new SQLException("fts_rewrites has no row");
-            }
-            rewrites = rs.getLong(1);
-        }
+        long rewrites = rewrites(c);
         Cache current = cache;
         if (current.rewrites != rewrites) {
             synchronized (this) {
@@ -81,6 +77,15 @@ final class DocLengths {
         return new View(current);
     }
 
+    private static long rewrites(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(REWRITES)) {
+            if (!rs.next()) {
+                throw new SQLException("fts_rewrites has no row (was the schema changed by hand?)");
+            }
+            return rs.getLong(1);
+        }
+    }
+
     /** How many rows were read from SQLite rather than the cache so far. For tests. */
     synchronized long lookups() {
         return lookups;
@@ -88,6 +93,15 @@ final class DocLengths {
 
     private synchronized void looked(int n) {
         lookups += n;
+    }
+
+    /** How many whole loads ({@link View#loadAll}) ran to their end so far. For tests. */
+    synchronized long loads() {
+        return loads;
+    }
+
+    private synchronized void loaded() {
+        loads++;
     }
 
     /** The cache one read transaction uses. */
@@ -100,10 +114,58 @@ final class DocLengths {
         }
 
         /**
+         * Whether the caller should {@linkplain #loadAll load every count} into this cache: true
+         * once per cache, to the first caller that asks.
+         */
+        boolean claimLoad() {
+            return cache.lengths.length < MAX_CACHED_ROW && cache.loadClaimed.compareAndSet(false, true);
+        }
+
+        /** Lets a later {@link #claimLoad} claim the load again (this one did not run). */
+        void releaseLoad() {
+            cache.loadClaimed.set(false);
+        }
+
+        /**
+         * Reads every row's count into this cache through {@code c}, in its read transaction, in
+         * one scan of {@code memories_fts_docsize}; nothing when that transaction sees another
+         * counter than the cache's. Checks {@code stop} every few thousand rows.
+         *
+         * @return whether the scan ran to its end
+         */
+        boolean loadAll(Connection c, java.util.function.BooleanSupplier stop) throws SQLException {
+            if (rewrites(c) != cache.rewrites) {
+                return false;
+            }
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT max(id) FROM memories_fts_docsize")) {
+                long max = rs.next() ? rs.getLong(1) : 0;
+                if (max >= MAX_CACHED_ROW) {
+                    return false;
+                }
+                cache.grow(max);
+            }
+            int rows = 0;
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id, sz FROM memories_fts_docsize")) {
+                while (rs.next()) {
+                    remember(rs.getLong(1), tokens(rs.getBytes(2)));
+                    if (++rows % 4096 == 0 && stop.getAsBoolean()) {
+                        return false;
+                    }
+                }
+            }
+            loaded();
+            return true;
+        }
+
+        /**
          * Fills {@code lengths[i]} with the token count of row {@code seqs[i]}, for the first
          * {@code n} rows, reading those the cache lacks through {@code c} (one query per chunk).
+         *
+         * @return how many were not in the cache
          */
-        void lengths(Connection c, long[] seqs, int n, int[] lengths) throws SQLException {
+        int lengths(Connection c, long[] seqs, int n, int[] lengths) throws SQLException {
             int[] cached = cache.lengths;
             int[] missing = null;
             int misses = 0;
@@ -121,7 +183,7 @@ final class DocLengths {
                 }
             }
             if (misses == 0) {
-                return;
+                return 0;
             }
             looked(misses);
             try (PreparedStatement ps = c.prepareStatement(
@@ -156,6 +218,7 @@ final class DocLengths {
                             + " for a full-text match: run `funes check` on the store");
                 }
             }
+            return misses;
         }
 
         private void remember(long seq, int length) {

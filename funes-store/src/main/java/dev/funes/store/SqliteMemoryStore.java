@@ -112,12 +112,14 @@ final class SqliteMemoryStore implements MemoryStore {
     private volatile boolean overlapLexical = true;
     private volatile long splitLexicalAt = SPLIT_LEXICAL_POSTINGS;
     private final AtomicLong lexicalSplits = new AtomicLong();
-    private final Bm25Ranking bm25 = new Bm25Ranking();
+    private final Bm25Ranking bm25 = new Bm25Ranking(this::loadTokenCounts);
     private volatile boolean rankInJava = true;
     private final AtomicLong javaRankings = new AtomicLong();
     private final TermCounts termCounts = new TermCounts();
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private volatile boolean closed;
+    /** Set when {@link #close} begins: background work stops early. */
+    private volatile boolean closing;
     private OpenReport openReport;
 
     private SqliteMemoryStore(Path dir, Embedder embedder, StoreOptions options, Connection writer,
@@ -1253,6 +1255,41 @@ final class SqliteMemoryStore implements MemoryStore {
         return rankLexical(c, match, filter, k, Long.MIN_VALUE, Long.MAX_VALUE);
     }
 
+    /**
+     * Loads every full-text row's token count into {@code cache} on a search thread, through an
+     * idle read connection in a read transaction of its own; nothing when none is idle (a
+     * later search asks again) or the store is closing. {@link #close} waits for it (search
+     * threads end before the connections close), and it stops within a few thousand rows.
+     */
+    private void loadTokenCounts(DocLengths.View cache) {
+        if (closing) {
+            return;
+        }
+        searchThreads.submit(() -> {
+            Connection c = closing ? null : idleReaders.poll();
+            if (c == null) {
+                cache.releaseLoad();
+                return null;
+            }
+            try {
+                c.setAutoCommit(false);
+                try {
+                    long started = System.nanoTime();
+                    if (cache.loadAll(c, () -> closing)) {
+                        LOG.debug("Read the token counts of {} in {} ms", dir, (System.nanoTime() - started) / 1_000_000);
+                    }
+                } finally {
+                    endRead(c);
+                }
+            } catch (SQLException | RuntimeException e) {
+                LOG.debug("Cannot read the token counts of {}: {}", dir, e.toString());
+            } finally {
+                idleReaders.add(c);
+            }
+            return null;
+        });
+    }
+
     /** The postings of {@code terms} summed, each counted up to {@code cap} (from the generation's counts when it has them). */
     private static long countPostings(Connection c, List<String> terms, long cap, TermCounts.Generation counts)
             throws SQLException {
@@ -1552,6 +1589,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
     @Override
     public void close() {
+        closing = true;
         lifecycle.writeLock().lock(); // waits for operations in flight
         try {
             if (closed) {

@@ -221,6 +221,32 @@ class Bm25RankingTest {
     }
 
     @Test
+    void aSearchMissingManyTokenCountsLoadsThemAllOnAnotherThread(@TempDir Path dir) throws InterruptedException {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            DocLengths lengths = sqlite.bm25Ranking().lengths();
+            sqlite.bm25Ranking().loadAfterMisses(Integer.MAX_VALUE);
+            assertSameRanking(sqlite, List.of("docker"), 100);
+            assertThat(lengths.loads()).as("fewer misses than asked for: no load").isZero();
+
+            sqlite.bm25Ranking().loadAfterMisses(1);
+            assertSameRanking(sqlite, List.of("branch"), 100); // rows the search for docker did not read
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (lengths.loads() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(lengths.loads()).isEqualTo(1);
+            long lookups = lengths.lookups();
+            List<String> others = List.of("cache", "sessions", "migration", "websocket", "clock", "tls", "python");
+            assertSameRanking(sqlite, others, 100);
+            assertThat(lengths.lookups()).as("every count from the load").isEqualTo(lookups);
+            assertThat(both(sqlite, others, 100).ftsRows()).hasSizeGreaterThan(5);
+            assertThat(lengths.loads()).as("one load per cache").isEqualTo(1);
+        }
+    }
+
+    @Test
     void aTermThatIsNotOneTokenIsLeftToFts5(@TempDir Path dir) {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
