@@ -23,8 +23,11 @@ import java.sql.Statement;
  */
 final class DocLengths {
 
-    /** Row numbers past this are not cached (4 bytes per row number up to the largest). */
-    static final long MAX_CACHED_ROW = 1L << 26;
+    /**
+     * Row numbers from this one on are not cached: the cache takes 4 bytes per row number up to
+     * the largest, so at most 64 MiB (4 MiB for a store of a million memories).
+     */
+    static final long MAX_CACHED_ROW = 1L << 24;
 
     private static final String REWRITES = "SELECT n FROM fts_rewrites";
     private static final int LOOKUP_CHUNK = 512;

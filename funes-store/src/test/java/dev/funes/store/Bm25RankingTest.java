@@ -221,6 +221,41 @@ class Bm25RankingTest {
     }
 
     @Test
+    void rankingsStayFts5sWhileAnotherThreadDeletesAndAddsMemories(@TempDir Path dir) throws Exception {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            List<String> terms = List.of("quokka", "build", "image", "cache");
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 40; i++) {
+                        // Each note is the newest row: deleting it gives its row number to the next one.
+                        Memory note = Memory.builder(MemoryKind.NOTE, "me",
+                                "quokka build " + "image cache words ".repeat(1 + i % 7) + i).build();
+                        store.addAll(List.of(note));
+                        if (i % 2 == 0) {
+                            store.delete(note.id());
+                        }
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            writer.start();
+            int compared = 0;
+            while (writer.isAlive() || compared < 20) {
+                assertSameRanking(sqlite, terms, 100);
+                compared++;
+            }
+            writer.join();
+            assertThat(failed.get()).isNull();
+            assertThat(rewrites(dir)).isEqualTo(20);
+            assertSameRanking(sqlite, terms, 100);
+        }
+    }
+
+    @Test
     void aSearchMissingManyTokenCountsLoadsThemAllOnAnotherThread(@TempDir Path dir) throws InterruptedException {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
