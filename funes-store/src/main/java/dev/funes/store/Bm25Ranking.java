@@ -109,6 +109,19 @@ final class Bm25Ranking {
      */
     SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k)
             throws SQLException {
+        return rank(c, terms, index, k, SqliteMemoryStore.Filter.NONE);
+    }
+
+    /**
+     * {@link #rank(Connection, List, TermCounts.Generation, int)} of the matches whose memory
+     * passes {@code filter}: the {@code k} best rows FTS5's filtered ranking gives. The matches
+     * are checked against the filter best first, in growing chunks (one statement per 1,024
+     * rows); null also when, at the rate the rows checked so far passed, finding {@code k} would
+     * take checking half of the matches (a filter few memories pass: FTS5's ranking, which reads
+     * each match's memory once, is cheaper then).
+     */
+    SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
+                                   SqliteMemoryStore.Filter filter) throws SQLException {
         int m = terms.size();
         long[] averages = index.averages();
         if (averages == null || averages[0] <= 0) {
@@ -165,7 +178,63 @@ final class Bm25Ranking {
                 score[u] += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)));
             }
         }
-        return best(matches, score, n, k);
+        return filter.isEmpty() ? best(matches, score, n, k) : bestPassing(c, matches, score, n, k, filter);
+    }
+
+    /** The {@code k} best rows whose memory passes {@code filter}, or null (see {@link #rank}). */
+    private static SqliteMemoryStore.Lexical bestPassing(Connection c, long[] matches, double[] score, int n, int k,
+                                                        SqliteMemoryStore.Filter filter) throws SQLException {
+        long[] seqs = new long[Math.min(k, n)];
+        double[] scores = new double[seqs.length];
+        int passing = 0;
+        int checked = 0;
+        int want = Math.max(4 * k, 256);
+        try (PreparedStatement ps = c.prepareStatement("SELECT m.seq FROM memories m"
+                + " WHERE m.seq IN (SELECT value FROM json_each(?))" + filter.sql())) {
+            while (true) {
+                SqliteMemoryStore.Lexical top = best(matches, score, n, Math.min(n, want));
+                for (int from = checked; from < top.count() && passing < seqs.length; from += FILTER_CHUNK) {
+                    int to = Math.min(top.count(), from + FILTER_CHUNK);
+                    java.util.Set<Long> pass = passing(ps, filter, top.seqs(), from, to);
+                    for (int i = from; i < to && passing < seqs.length; i++) {
+                        if (pass.contains(top.seqs()[i])) {
+                            seqs[passing] = top.seqs()[i];
+                            scores[passing++] = top.bm25()[i];
+                        }
+                    }
+                }
+                checked = top.count();
+                if (passing == seqs.length || checked == n) {
+                    return new SqliteMemoryStore.Lexical(seqs, scores, passing);
+                }
+                // At the pass rate so far, finding k would take checking half the matches or more.
+                if (passing == 0 || (long) checked * seqs.length / passing >= n / 2) {
+                    return null;
+                }
+                want = (int) Math.min(Integer.MAX_VALUE, 4L * want);
+            }
+        }
+    }
+
+    /** Rows the filter check reads per statement. */
+    private static final int FILTER_CHUNK = 1024;
+
+    /** Which of {@code rows[from..to)} have a memory that passes {@code filter}. */
+    private static java.util.Set<Long> passing(PreparedStatement ps, SqliteMemoryStore.Filter filter, long[] rows,
+                                               int from, int to) throws SQLException {
+        StringBuilder ids = new StringBuilder(12 * (to - from)).append('[');
+        for (int i = from; i < to; i++) {
+            ids.append(i > from ? "," : "").append(rows[i]);
+        }
+        ps.setString(1, ids.append(']').toString());
+        filter.bind(ps, 2);
+        java.util.Set<Long> pass = new java.util.HashSet<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                pass.add(rs.getLong(1));
+            }
+        }
+        return pass;
     }
 
     /** Each term's IDF as FTS5 computes it, the logarithms taken by SQLite. */

@@ -1206,10 +1206,10 @@ final class SqliteMemoryStore implements MemoryStore {
      * Reading and sorting every match's whole row made this step the bulk of a search once a
      * query matched tens of thousands of memories (docs/BENCHMARKS.md).
      *
-     * <p>Without filters (and unless a term is several tokens, or the terms hold more than
-     * {@link Bm25Ranking#MAX_POSTINGS} postings) the ranking is computed by {@link Bm25Ranking}
-     * from the postings: the same rows and scores, at about a quarter of the cost on the 1M
-     * benchmark store. Otherwise FTS5 ranks, as follows.
+     * <p>Unless a term is several tokens, or the terms hold more than
+     * {@link Bm25Ranking#MAX_POSTINGS} postings, or a filter passes too few of the best matches,
+     * the ranking is computed by {@link Bm25Ranking} from the postings: the same rows and scores,
+     * at about a quarter of the cost on the 1M benchmark store. Otherwise FTS5 ranks, as follows.
      *
      * <p>FTS5 computes bm25 for every match, about 1.5 µs each, and that is the bulk of a large
      * store's search. When a query matches at least {@link #splitLexicalAt} postings and another
@@ -1226,11 +1226,11 @@ final class SqliteMemoryStore implements MemoryStore {
                                       TermCounts.Generation counts) throws SQLException {
         PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
         String match = FtsQuery.match(plan.kept());
-        if (filter.isEmpty() && rankInJava) {
+        if (rankInJava) {
             long postings = plan.keptPostings() >= 0 ? plan.keptPostings()
                     : countPostings(c, plan.kept(), Bm25Ranking.MAX_POSTINGS + 1, counts);
             if (postings <= Bm25Ranking.MAX_POSTINGS) {
-                Lexical ranked = bm25.rank(c, plan.kept(), counts, k);
+                Lexical ranked = bm25.rank(c, plan.kept(), counts, k, filter);
                 if (ranked != null) {
                     javaRankings.incrementAndGet();
                     return ranked;
@@ -1519,6 +1519,9 @@ final class SqliteMemoryStore implements MemoryStore {
      * {@link SearchRequest#matches}, which is still applied to every candidate.
      */
     record Filter(String sql, List<String> params) {
+
+        /** No filter. */
+        static final Filter NONE = new Filter("", List.of());
 
         static Filter of(SearchRequest r) {
             StringBuilder sql = new StringBuilder();

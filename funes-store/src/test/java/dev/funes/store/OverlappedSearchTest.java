@@ -129,6 +129,7 @@ class OverlappedSearchTest {
             requests.add(SearchRequest.builder("the").retrieval(Retrieval.LEXICAL).limit(60).build());
             requests.add(SearchRequest.builder("test test test").retrieval(Retrieval.LEXICAL).limit(60).build());
 
+            sqlite.rankInJava(false); // FTS5's ranking, the one that is split
             sqlite.splitLexicalAt(Long.MAX_VALUE);
             List<List<SearchHit>> whole = new ArrayList<>();
             for (SearchRequest r : requests) {
@@ -184,6 +185,7 @@ class OverlappedSearchTest {
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(1).build())) {
             store.addAll(TestCorpus.create().all());
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
+            sqlite.rankInJava(false); // FTS5's ranking, the one that could be split
             sqlite.splitLexicalAt(1);
             assertThat(store.search(SearchRequest.builder("docker gcc").retrieval(Retrieval.LEXICAL).build()))
                     .isNotEmpty();
