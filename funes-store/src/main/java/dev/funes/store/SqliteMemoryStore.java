@@ -1306,8 +1306,8 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /**
-     * Whether unfiltered full-text rankings are computed by {@link Bm25Ranking} (the default)
-     * or by FTS5's {@code bm25()}; the results are the same. For tests and benchmarks.
+     * Whether full-text rankings are computed by {@link Bm25Ranking} where it can (the default)
+     * or always by FTS5's {@code bm25()}; the results are the same. For tests and benchmarks.
      */
     void rankInJava(boolean java) {
         this.rankInJava = java;
