@@ -164,7 +164,8 @@ final class DocLengths {
 
         /**
          * Fills {@code lengths[i]} with the token count of row {@code seqs[i]}, for the first
-         * {@code n} rows, reading those the cache lacks through {@code c} (one query per chunk).
+         * {@code n} rows (in ascending order), reading those the cache lacks through {@code c}
+         * (one query per chunk).
          *
          * @return how many were not in the cache
          */
@@ -198,18 +199,25 @@ final class DocLengths {
                         ids.append(j > from ? "," : "").append(seqs[missing[j]]);
                     }
                     ps.setString(1, ids.append(']').toString());
-                    // The rows come back in id order, as the missing ones are (matches are read in row order).
-                    int j = from;
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
                             long id = rs.getLong(1);
-                            while (j < to && seqs[missing[j]] < id) {
-                                j++;
-                            }
-                            if (j < to && seqs[missing[j]] == id) {
-                                int length = tokens(rs.getBytes(2));
-                                lengths[missing[j]] = length;
-                                remember(id, length);
+                            // The missing rows are in ascending order (the matches are), whatever order SQLite answers in.
+                            int low = from;
+                            int high = to - 1;
+                            while (low <= high) {
+                                int mid = (low + high) >>> 1;
+                                long seq = seqs[missing[mid]];
+                                if (seq < id) {
+                                    low = mid + 1;
+                                } else if (seq > id) {
+                                    high = mid - 1;
+                                } else {
+                                    int length = tokens(rs.getBytes(2));
+                                    lengths[missing[mid]] = length;
+                                    remember(id, length);
+                                    break;
+                                }
                             }
                         }
                     }
