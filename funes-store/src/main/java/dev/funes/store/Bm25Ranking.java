@@ -101,7 +101,7 @@ final class Bm25Ranking {
     /**
      * The {@code k} best rows for the OR query of {@code terms}, best first (bm25 ascending, then
      * row), as FTS5's ranking gives them; null when a term is not one token, or when the index
-     * has no averages record yet (FTS5 writes it with its first row).
+     * has no averages record (an index that never held a row may have none).
      *
      * @param c     a read connection in its read transaction, {@linkplain #prepare prepared}
      * @param terms the query's terms ({@link FtsQuery#terms}), in the order of its MATCH
