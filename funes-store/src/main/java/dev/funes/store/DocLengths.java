@@ -190,8 +190,9 @@ final class DocLengths {
                 return 0;
             }
             looked(misses);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT id, sz FROM memories_fts_docsize WHERE id IN (SELECT value FROM json_each(?))")) {
+            // The array drives (CROSS JOIN): one primary-key lookup per row, whatever the statistics.
+            try (PreparedStatement ps = c.prepareStatement("SELECT d.id, d.sz FROM json_each(?) j"
+                    + " CROSS JOIN memories_fts_docsize d WHERE d.id = j.value")) {
                 for (int from = 0; from < misses; from += LOOKUP_CHUNK) {
                     int to = Math.min(misses, from + LOOKUP_CHUNK);
                     StringBuilder ids = new StringBuilder(16 * (to - from)).append('[');

@@ -231,6 +231,31 @@ class Bm25RankingTest {
     }
 
     @Test
+    void theFilterCheckFindsEachRowByItsPrimaryKey(@TempDir Path dir) throws SQLException {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(TestCorpus.create().all());
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE))) {
+            c.createStatement().execute("ANALYZE"); // statistics that make an index of the memories look cheap
+            for (SearchRequest r : List.of(SearchRequest.builder("x").agent("codex").build(),
+                    SearchRequest.builder("x").session("b1").kinds(MemoryKind.EXCHANGE).build(),
+                    SearchRequest.builder("x").project(TestCorpus.BETA).agent("claude-code").build())) {
+                SqliteMemoryStore.Filter filter = SqliteMemoryStore.Filter.of(r);
+                List<String> plan = new ArrayList<>();
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN "
+                        + Bm25Ranking.filterSql(filter).replaceFirst("\\?", "'[1,2,3]'").replace("?", "NULL"))) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(4));
+                    }
+                }
+                assertThat(plan).as(filter.toString()).hasSize(2);
+                assertThat(plan.get(0)).as(filter + ": " + plan).startsWith("SCAN j VIRTUAL TABLE");
+                assertThat(plan.get(1)).as(filter + ": " + plan).isEqualTo("SEARCH m USING INTEGER PRIMARY KEY (rowid=?)");
+            }
+        }
+    }
+
+    @Test
     void searchesGiveTheSameHitsRankedInJavaOrByFts5(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
