@@ -117,9 +117,10 @@ final class Bm25Ranking {
      * {@link #rank(Connection, List, TermCounts.Generation, int)} of the matches whose memory
      * passes {@code filter}: the {@code k} best rows FTS5's filtered ranking gives. The matches
      * are checked against the filter best first, in growing chunks (one statement per 1,024
-     * rows); null also when, at the rate the rows checked so far passed, finding {@code k} would
-     * take checking half of the matches (a filter few memories pass: FTS5's ranking, which reads
-     * each match's memory once, is cheaper then).
+     * rows); null also when a sample of the matches says few pass ({@link #fewPass}), or when, at
+     * the rate the rows checked so far passed, finding {@code k} would take checking half of the
+     * matches (a filter few memories pass: FTS5's ranking, which reads each match's memory once,
+     * is cheaper then).
      */
     SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
                                    SqliteMemoryStore.Filter filter) throws SQLException {
@@ -157,6 +158,9 @@ final class Bm25Ranking {
         int n = matches.length;
         if (n == 0) {
             return new SqliteMemoryStore.Lexical(new long[0], new double[0], 0);
+        }
+        if (!filter.isEmpty() && fewPass(c, matches, n, k, filter)) {
+            return null;
         }
         int[] docLength = new int[n];
         DocLengths.View cached = lengths.view(c);
@@ -225,6 +229,32 @@ final class Bm25Ranking {
      */
     static String filterSql(SqliteMemoryStore.Filter filter) {
         return "SELECT m.seq FROM json_each(?) j CROSS JOIN memories m NOT INDEXED WHERE m.seq = j.value" + filter.sql();
+    }
+
+    /** Matches sampled (evenly over their row order) to estimate how many of them a filter passes. */
+    static final int FILTER_SAMPLE = 256;
+
+    /**
+     * Whether so few of the matches pass {@code filter} that finding {@code k} of them would take
+     * checking a quarter of the matches or more, judged on {@link #FILTER_SAMPLE} of them taken
+     * evenly over the rows (memories stored together share agents and sessions). Then FTS5's
+     * ranking, which reads each match's memory once and scores only those that pass, is cheaper
+     * than scoring every match here. False when the matches are few enough to check them all.
+     */
+    private static boolean fewPass(Connection c, long[] matches, int n, int k, SqliteMemoryStore.Filter filter)
+            throws SQLException {
+        if (n <= 4 * FILTER_SAMPLE) {
+            return false;
+        }
+        long[] sample = new long[FILTER_SAMPLE];
+        for (int i = 0; i < FILTER_SAMPLE; i++) {
+            sample[i] = matches[(int) ((long) i * n / FILTER_SAMPLE)];
+        }
+        int pass;
+        try (PreparedStatement ps = c.prepareStatement(filterSql(filter))) {
+            pass = passing(ps, filter, sample, 0, FILTER_SAMPLE).size();
+        }
+        return pass == 0 || (long) FILTER_SAMPLE * Math.min(k, n) / pass >= n / 4;
     }
 
     /** Rows the filter check reads per statement. */

@@ -202,31 +202,43 @@ class Bm25RankingTest {
     }
 
     @Test
-    void aFilterThatFewOfTheBestMatchesPassIsLeftToFts5(@TempDir Path dir) {
+    void aFilterThatFewOfTheMatchesPassIsLeftToFts5(@TempDir Path dir) {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             List<Memory> notes = new ArrayList<>();
-            for (int i = 0; i < 400; i++) {
+            for (int i = 0; i < 1100; i++) {
                 notes.add(Memory.builder(MemoryKind.NOTE, "me", "quokka note " + i + " " + "words ".repeat(i % 9))
-                        .project(i % 2 == 0 ? "/p/even" : "/p/odd").build());
+                        .project(i % 50 == 0 ? "/p/rare" : i % 22 == 0 ? "/p/few" : "/p/many").build());
             }
             store.addAll(notes);
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<String> terms = List.of("quokka", "note");
-            for (String project : List.of("/p/even", "/p/odd")) {
-                Both half = bothFiltered(sqlite, terms, 7,
-                        SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project(project).build()));
-                assertThat(half.java()).as("half of the matches pass: ranked in Java").isNotNull();
-                assertThat(half.ftsRows()).hasSize(7);
-                assertSame(half, project);
-            }
-            // None passes: 256 best matches checked in vain, over half of the 400: FTS5 ranks.
+            // Most pass: ranked in Java.
+            Both many = bothFiltered(sqlite, terms, 100,
+                    SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/many").build()));
+            assertThat(many.java()).as("most matches pass: ranked in Java").isNotNull();
+            assertThat(many.ftsRows()).hasSize(100);
+            assertSame(many, "/p/many");
+            // About 1 in 22 passes: the sample says finding 100 would take checking more than a quarter
+            // of the 1,100 matches, so FTS5 ranks; with 7 wanted, Java does.
+            SqliteMemoryStore.Filter few = SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/few").build());
+            assertThat(bothFiltered(sqlite, terms, 100, few).java()).isNull();
+            Both sevenOfFew = bothFiltered(sqlite, terms, 7, few);
+            assertThat(sevenOfFew.java()).isNotNull();
+            assertSame(sevenOfFew, "/p/few, k=7");
+            // 1 in 50: 7 of them would take checking over a quarter of the matches (the sample
+            // says), though fewer than half (where checking the best matches would give up).
+            SqliteMemoryStore.Filter rare = SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/rare").build());
+            Both sevenOfRare = bothFiltered(sqlite, terms, 7, rare);
+            assertThat(sevenOfRare.ftsRows()).hasSize(7);
+            assertThat(sevenOfRare.java()).isNull();
+            // None passes.
             Both none = bothFiltered(sqlite, terms, 7,
                     SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/elsewhere").build()));
             assertThat(none.ftsRows()).isEmpty();
             assertThat(none.java()).isNull();
             assertThat(store.search(SearchRequest.builder("quokka note").project("/p/elsewhere").build())).isEmpty();
-            assertThat(store.search(SearchRequest.builder("quokka note").project("/p/odd").build()))
-                    .isNotEmpty().allSatisfy(h -> assertThat(h.memory().project()).isEqualTo("/p/odd"));
+            assertThat(store.search(SearchRequest.builder("quokka note").project("/p/few").limit(20).build()))
+                    .hasSize(20).allSatisfy(h -> assertThat(h.memory().project()).isEqualTo("/p/few"));
         }
     }
 
