@@ -159,9 +159,21 @@ final class Bm25Ranking {
         if (n == 0) {
             return new SqliteMemoryStore.Lexical(new long[0], new double[0], 0);
         }
-        if (!filter.isEmpty() && fewPass(c, matches, n, k, filter)) {
-            return null;
+        if (filter.isEmpty()) {
+            return best(matches, scores(c, postings, tokenOf, idf, matches, avgdl), n, k);
         }
+        try (PreparedStatement check = c.prepareStatement(filterSql(filter))) {
+            if (fewPass(check, matches, n, k, filter)) {
+                return null;
+            }
+            return bestPassing(check, matches, scores(c, postings, tokenOf, idf, matches, avgdl), n, k, filter);
+        }
+    }
+
+    /** Each match's bm25 score (before FTS5's negation), its token count taken from {@link #lengths}. */
+    private double[] scores(Connection c, Postings[] postings, int[] tokenOf, double[] idf, long[] matches,
+                            double avgdl) throws SQLException {
+        int n = matches.length;
         int[] docLength = new int[n];
         DocLengths.View cached = lengths.view(c);
         if (cached.lengths(c, matches, n, docLength) >= loadAfterMisses && cached.claimLoad()) {
@@ -170,7 +182,7 @@ final class Bm25Ranking {
 
         // Term by term in the query's order, so that each row's parts add up as FTS5 adds them.
         double[] score = new double[n];
-        for (int i = 0; i < m; i++) {
+        for (int i = 0; i < tokenOf.length; i++) {
             Postings p = postings[tokenOf[i]];
             int u = 0;
             for (int j = 0; j < p.count; j++) {
@@ -183,40 +195,38 @@ final class Bm25Ranking {
                 score[u] += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)));
             }
         }
-        return filter.isEmpty() ? best(matches, score, n, k) : bestPassing(c, matches, score, n, k, filter);
+        return score;
     }
 
     /** The {@code k} best rows whose memory passes {@code filter}, or null (see {@link #rank}). */
-    private static SqliteMemoryStore.Lexical bestPassing(Connection c, long[] matches, double[] score, int n, int k,
-                                                        SqliteMemoryStore.Filter filter) throws SQLException {
+    private static SqliteMemoryStore.Lexical bestPassing(PreparedStatement ps, long[] matches, double[] score, int n,
+                                                        int k, SqliteMemoryStore.Filter filter) throws SQLException {
         long[] seqs = new long[Math.min(k, n)];
         double[] scores = new double[seqs.length];
         int passing = 0;
         int checked = 0;
         int want = Math.max(4 * k, 256);
-        try (PreparedStatement ps = c.prepareStatement(filterSql(filter))) {
-            while (true) {
-                SqliteMemoryStore.Lexical top = best(matches, score, n, Math.min(n, want));
-                for (int from = checked; from < top.count() && passing < seqs.length; from += FILTER_CHUNK) {
-                    int to = Math.min(top.count(), from + FILTER_CHUNK);
-                    java.util.Set<Long> pass = passing(ps, filter, top.seqs(), from, to);
-                    for (int i = from; i < to && passing < seqs.length; i++) {
-                        if (pass.contains(top.seqs()[i])) {
-                            seqs[passing] = top.seqs()[i];
-                            scores[passing++] = top.bm25()[i];
-                        }
+        while (true) {
+            SqliteMemoryStore.Lexical top = best(matches, score, n, Math.min(n, want));
+            for (int from = checked; from < top.count() && passing < seqs.length; from += FILTER_CHUNK) {
+                int to = Math.min(top.count(), from + FILTER_CHUNK);
+                java.util.Set<Long> pass = passing(ps, filter, top.seqs(), from, to);
+                for (int i = from; i < to && passing < seqs.length; i++) {
+                    if (pass.contains(top.seqs()[i])) {
+                        seqs[passing] = top.seqs()[i];
+                        scores[passing++] = top.bm25()[i];
                     }
                 }
-                checked = top.count();
-                if (passing == seqs.length || checked == n) {
-                    return new SqliteMemoryStore.Lexical(seqs, scores, passing);
-                }
-                // At the pass rate so far, finding k would take checking half the matches or more.
-                if (passing == 0 || (long) checked * seqs.length / passing >= n / 2) {
-                    return null;
-                }
-                want = (int) Math.min(Integer.MAX_VALUE, 4L * want);
             }
+            checked = top.count();
+            if (passing == seqs.length || checked == n) {
+                return new SqliteMemoryStore.Lexical(seqs, scores, passing);
+            }
+            // At the pass rate so far, finding k would take checking half the matches or more.
+            if (passing == 0 || (long) checked * seqs.length / passing >= n / 2) {
+                return null;
+            }
+            want = (int) Math.min(Integer.MAX_VALUE, 4L * want);
         }
     }
 
@@ -241,8 +251,8 @@ final class Bm25Ranking {
      * ranking, which reads each match's memory once and scores only those that pass, is cheaper
      * than scoring every match here. False when the matches are few enough to check them all.
      */
-    private static boolean fewPass(Connection c, long[] matches, int n, int k, SqliteMemoryStore.Filter filter)
-            throws SQLException {
+    private static boolean fewPass(PreparedStatement check, long[] matches, int n, int k,
+                                   SqliteMemoryStore.Filter filter) throws SQLException {
         if (n <= 4 * FILTER_SAMPLE) {
             return false;
         }
@@ -250,10 +260,7 @@ final class Bm25Ranking {
         for (int i = 0; i < FILTER_SAMPLE; i++) {
             sample[i] = matches[(int) ((long) i * n / FILTER_SAMPLE)];
         }
-        int pass;
-        try (PreparedStatement ps = c.prepareStatement(filterSql(filter))) {
-            pass = passing(ps, filter, sample, 0, FILTER_SAMPLE).size();
-        }
+        int pass = passing(check, filter, sample, 0, FILTER_SAMPLE).size();
         return pass == 0 || (long) FILTER_SAMPLE * Math.min(k, n) / pass >= n / 4;
     }
 
@@ -263,11 +270,7 @@ final class Bm25Ranking {
     /** Which of {@code rows[from..to)} have a memory that passes {@code filter}. */
     private static java.util.Set<Long> passing(PreparedStatement ps, SqliteMemoryStore.Filter filter, long[] rows,
                                                int from, int to) throws SQLException {
-        StringBuilder ids = new StringBuilder(12 * (to - from)).append('[');
-        for (int i = from; i < to; i++) {
-            ids.append(i > from ? "," : "").append(rows[i]);
-        }
-        ps.setString(1, ids.append(']').toString());
+        ps.setString(1, jsonArray(i -> rows[i], from, to));
         filter.bind(ps, 2);
         java.util.Set<Long> pass = new java.util.HashSet<>();
         try (ResultSet rs = ps.executeQuery()) {
@@ -468,6 +471,15 @@ final class Bm25Ranking {
             }
             return new Postings(rows, frequencies, count);
         }
+    }
+
+    /** {@code row(from)} to {@code row(to - 1)} as a JSON array, for {@code json_each}. */
+    static String jsonArray(java.util.function.IntToLongFunction row, int from, int to) {
+        StringBuilder json = new StringBuilder(12 * (to - from) + 2).append('[');
+        for (int i = from; i < to; i++) {
+            json.append(i > from ? "," : "").append(row.applyAsLong(i));
+        }
+        return json.append(']').toString();
     }
 
     /** An SQLite varint (FTS5's records): big-endian groups of 7 bits, the ninth byte whole. */

@@ -121,7 +121,7 @@ final class DocLengths {
          * once per cache, to the first caller that asks.
          */
         boolean claimLoad() {
-            return cache.lengths.length < MAX_CACHED_ROW && cache.loadClaimed.compareAndSet(false, true);
+            return cache.loadClaimed.compareAndSet(false, true);
         }
 
         /** Lets a later {@link #claimLoad} claim the load again (this one did not run). */
@@ -195,11 +195,8 @@ final class DocLengths {
                     + " CROSS JOIN memories_fts_docsize d WHERE d.id = j.value")) {
                 for (int from = 0; from < misses; from += LOOKUP_CHUNK) {
                     int to = Math.min(misses, from + LOOKUP_CHUNK);
-                    StringBuilder ids = new StringBuilder(16 * (to - from)).append('[');
-                    for (int j = from; j < to; j++) {
-                        ids.append(j > from ? "," : "").append(seqs[missing[j]]);
-                    }
-                    ps.setString(1, ids.append(']').toString());
+                    int[] rows = missing;
+                    ps.setString(1, Bm25Ranking.jsonArray(j -> seqs[rows[j]], from, to));
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
                             long id = rs.getLong(1);

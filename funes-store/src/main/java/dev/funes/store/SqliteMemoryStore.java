@@ -1225,7 +1225,6 @@ final class SqliteMemoryStore implements MemoryStore {
     private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k,
                                       TermCounts.Generation counts) throws SQLException {
         PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
-        String match = FtsQuery.match(plan.kept());
         if (rankInJava) {
             long postings = plan.keptPostings() >= 0 ? plan.keptPostings()
                     : countPostings(c, plan.kept(), Bm25Ranking.MAX_POSTINGS + 1, counts);
@@ -1237,6 +1236,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
         }
+        String match = FtsQuery.match(plan.kept());
         Connection other = idleReaders.poll(); // no idle connection: no split, and nothing to count for one
         if (other != null) {
             try {
