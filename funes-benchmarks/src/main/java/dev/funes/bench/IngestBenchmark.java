@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -44,7 +45,9 @@ import org.openjdk.jmh.runner.IterationType;
  * one length-sorted run), are the "embedder alone" round. The primary score is the pipeline's
  * single-shot time; the secondary results {@code embedder} (seconds) and {@code overhead} (percent
  * of the pipeline's time that is not embedding, per round) are means over the measurement
- * iterations. The tear-down prints a line starting {@code ingest-result} with medians, memories/s,
+ * iterations. The pipeline's own calls of the embedder are timed too: {@code outside} is the
+ * percent of the pipeline's time spent outside them, a figure paired within one round (the
+ * embedder-alone round before it may run at another speed on a shared machine). The tear-down prints a line starting {@code ingest-result} with medians, memories/s,
  * and the process CPU time of both (the machine is shared: CPU time moves less with its load than
  * wall time). See docs/BENCHMARKS.md for the command.
  */
@@ -88,6 +91,8 @@ public class IngestBenchmark {
         public double embedder;
         /** Share of the pipeline's time that is not embedding, percent, mean per round. */
         public double overhead;
+        /** Share of the pipeline's time spent outside its own embedder calls, percent, mean per round. */
+        public double outside;
     }
 
     /** Loads the model and records the texts the pipeline embeds (which also warms both up). */
@@ -129,15 +134,19 @@ public class IngestBenchmark {
         long cpu = cpuNanos();
         long start = System.nanoTime();
         IndexReport report;
-        try (MemoryStore store = FunesStore.open(storeDir, embedder)) {
+        TimedEmbedder timed = new TimedEmbedder(embedder);
+        try (MemoryStore store = FunesStore.open(storeDir, timed)) {
             report = Indexer.builder(store).build().index(List.of(folder));
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpuSeconds = (cpuNanos() - cpu) / 1e9;
         round.embedder = embedderSeconds * weight;
         round.overhead = 100 * (seconds - embedderSeconds) / seconds * weight;
+        double inside = timed.nanos.get() / 1e9;
+        round.outside = 100 * (seconds - inside) / seconds * weight;
         if (weight > 0) {
-            rounds.add(new double[] {seconds, embedderSeconds, cpuSeconds, embedderCpuSeconds});
+            rounds.add(new double[] {seconds, embedderSeconds, cpuSeconds, embedderCpuSeconds, inside,
+                100 * (seconds - inside) / seconds});
         }
         lastReport = report;
         return report;
@@ -153,14 +162,16 @@ public class IngestBenchmark {
                 long memories = lastReport.memoriesAdded();
                 StringBuilder perRound = new StringBuilder();
                 for (double[] r : rounds) {
-                    perRound.append(String.format(Locale.ROOT, " %.2f/%.2f", r[0], r[1]));
+                    perRound.append(String.format(Locale.ROOT, " %.2f/%.2f/%.2f", r[0], r[1], r[4]));
                 }
                 System.out.printf(Locale.ROOT, "%ningest-result logs=%s model=%s memories=%d texts=%d (distinct %d, %d embedder calls)"
                                 + " pipeline=%.2fs (%.1f memories/s) embedder=%.2fs (%.1f texts/s) overhead=%.1f%%"
-                                + " cpu pipeline=%.2fs embedder=%.2fs (medians of %d rounds; pipeline/embedder s per round:%s) %s%n",
+                                + " inside=%.2fs outside=%.1f%%"
+                                + " cpu pipeline=%.2fs embedder=%.2fs (medians of %d rounds; pipeline/embedder alone/"
+                                + "embedder inside s per round:%s) %s%n",
                         folder, model, memories, texts.size(), new HashSet<>(texts).size(), embedderCalls, pipeline,
                         memories / pipeline, alone, texts.size() / alone, 100 * (pipeline - alone) / pipeline,
-                        median(2), median(3), rounds.size(), perRound, lastReport.summary());
+                        median(4), median(5), median(2), median(3), rounds.size(), perRound, lastReport.summary());
             }
         } finally {
             embedder.close();
@@ -178,6 +189,47 @@ public class IngestBenchmark {
     private static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+    }
+
+    /** The real embedder, timing its document calls. */
+    private static final class TimedEmbedder implements Embedder {
+        private final Embedder delegate;
+        /** Nanoseconds spent in {@link #embedDocuments}, summed over the calls. */
+        final AtomicLong nanos = new AtomicLong();
+
+        TimedEmbedder(Embedder delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public String modelId() {
+            return delegate.modelId();
+        }
+
+        @Override
+        public int dimension() {
+            return delegate.dimension();
+        }
+
+        @Override
+        public List<float[]> embedDocuments(List<String> batch) {
+            long start = System.nanoTime();
+            try {
+                return delegate.embedDocuments(batch);
+            } finally {
+                nanos.addAndGet(System.nanoTime() - start);
+            }
+        }
+
+        @Override
+        public float[] embedQuery(String query) {
+            return delegate.embedQuery(query);
+        }
+
+        @Override
+        public void close() {
+            // the delegate is closed by the benchmark
+        }
     }
 
     /** The real embedder, recording what it is given. */

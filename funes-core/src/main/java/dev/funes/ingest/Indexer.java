@@ -61,7 +61,8 @@ import java.util.function.Consumer;
  * <ul>
  *   <li><b>Bad input is reported, not thrown.</b> A missing root, an unreadable file, a malformed
  *       line become {@link IndexProblem}s in the report; everything else is indexed.</li>
- *   <li><b>Checkpoints.</b> A file's memories are stored in batches of {@link Builder#batchSize};
+ *   <li><b>Checkpoints.</b> A file's memories are stored in batches of at most {@link Builder#batchSize}
+ *       (the first batches of a call are smaller, see {@link Builder#batchSize});
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
  *       ids are deterministic, so nothing is stored twice. The last batch of a read from the
@@ -120,6 +121,8 @@ public final class Indexer {
     public static final int HEAD_BYTES = 64 * 1024;
     /** Memories per {@link MemoryStore#addAll} call unless set otherwise. */
     public static final int DEFAULT_BATCH_SIZE = 256;
+    /** Memories in the first batch of an {@link #index} call, when the batch size allows. */
+    static final int FIRST_BATCH = 8;
     /** Logs that agents write under hidden names, in the projects they work on: not skipped as hidden. */
     private static final Set<String> AGENT_FILES = Set.of(AiderFormat.FILE_NAME);
     /** Bytes of a file's beginning hashed into {@link SourceState#headFingerprint()}. */
@@ -748,6 +751,8 @@ public final class Indexer {
         WriteQueue writes;
         /** Files read whose writes may not be done yet, in the order they were read. */
         final Deque<FileJob> pending = new ArrayDeque<>();
+        /** Batches of memories queued so far. */
+        int batches;
 
         Run(MemoryRedactor redactor, IndexListener listener) {
             this.redactor = redactor;
@@ -768,6 +773,17 @@ public final class Indexer {
                     listener.problem(problem);
                 }
             };
+        }
+
+        /**
+         * The size at which the pending batch goes: {@value Indexer#FIRST_BATCH} memories for the
+         * run's first batch, twice as many for each next one, up to {@code batchSize}. The store
+         * embeds nothing until the first batch arrives: a small one starts it after a few
+         * memories rather than after reading a whole file, and with each batch twice the size of
+         * the one before, reading stays ahead of embedding.
+         */
+        int batchLimit(int batchSize) {
+            return batches >= 16 ? batchSize : (int) Math.min(batchSize, (long) FIRST_BATCH << batches);
         }
 
         /** Redacts the problem and tells it to {@code listener} ({@link #out}, or a file's {@link FileJob#events}). */
@@ -894,7 +910,7 @@ public final class Indexer {
                     memories++;
                 }
             }
-            if (batch.size() >= batchSize) {
+            if (batch.size() >= run.batchLimit(batchSize)) {
                 flush(null);
             }
         }
@@ -921,6 +937,7 @@ public final class Indexer {
             }
             List<Memory> memories = List.copyOf(batch);
             batch.clear();
+            run.batches++;
             write(() -> {
                 replaceChanged(memories);
                 stored = stored.plus(store.addAll(memories, checkpoint));
@@ -1032,9 +1049,10 @@ public final class Indexer {
         }
 
         /**
-         * Memories per {@link MemoryStore#addAll} call, 1 to 100,000; default
+         * Memories per {@link MemoryStore#addAll} call at most, 1 to 100,000; default
          * {@value Indexer#DEFAULT_BATCH_SIZE}. Larger batches embed more efficiently; smaller ones
-         * lose less work to a crash.
+         * lose less work to a crash. The first batches of an {@link Indexer#index} call are
+         * smaller (8 memories, then twice as many each time) so that embedding starts early.
          */
         public Builder batchSize(int batchSize) {
             if (batchSize < 1 || batchSize > 100_000) {

@@ -170,6 +170,23 @@ class IndexerTest {
     }
 
     @Test
+    void theFirstBatchesOfACallAreSmallSoThatEmbeddingStartsEarly() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            lines.add(request(2 * i + 1, "request number " + i + " about the shipping client"));
+            lines.add(answer(2 * i + 2, "msg_" + i, "answer number " + i + ": retried the call " + i + " times"));
+        }
+        Path log = Records.write(projects.resolve("long").resolve("s.jsonl"), lines);
+
+        IndexReport report = indexer().classify(false).batchSize(20).build().index(List.of(log, main));
+
+        // 8, then twice as many up to the batch size; the next file goes on at the batch size.
+        assertThat(store.calls).extracting(InMemoryStore.Call::memories).containsExactly(8, 16, 20, 16, 7);
+        assertThat(report.memoriesAdded()).isEqualTo(60 + MAIN_MEMORIES);
+        assertThat(store.calls.get(3).source().path()).isEqualTo(log);
+    }
+
+    @Test
     void aFileWithNoMemoryStillGetsItsCheckpoint() throws IOException {
         Path empty = Records.write(projects.resolve("p").resolve("only-snapshots.jsonl"), List.of(Records.snapshot(), Records.snapshot()));
 
