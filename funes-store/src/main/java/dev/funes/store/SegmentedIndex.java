@@ -1258,9 +1258,17 @@ public final class SegmentedIndex implements AutoCloseable {
      * @param query a unit vector of the index's dimension
      */
     public List<Hit> search(float[] query, int k, LongPredicate allowed) {
-        check(query);
         if (k < 1) {
             throw new IllegalArgumentException("k must be >= 1, was " + k);
+        }
+        return search(query, k, Math.max(k, (int) Math.ceil(k * options.overquery())), allowed);
+    }
+
+    /** {@link #search(float[], int, LongPredicate)} with the beam given instead of the overquery's. */
+    List<Hit> search(float[] query, int k, int beam, LongPredicate allowed) {
+        check(query);
+        if (k < 1 || beam < k) {
+            throw new IllegalArgumentException("need 1 <= k <= beam, was k " + k + ", beam " + beam);
         }
         Snapshot s = acquire();
         try {
@@ -1268,7 +1276,6 @@ public final class SegmentedIndex implements AutoCloseable {
             LongPredicate accept = allowed == null
                     ? id -> tombstones.isEmpty() || !tombstones.contains(id)
                     : id -> (tombstones.isEmpty() || !tombstones.contains(id)) && allowed.test(id);
-            int beam = Math.max(k, (int) Math.ceil(k * options.overquery()));
             VectorFloat<?> q = IndexSegment.VECTORS.createFloatVector(query);
             Collector collector = new Collector();
             for (IndexSegment seg : s.segments()) {

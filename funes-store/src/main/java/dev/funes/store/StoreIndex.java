@@ -241,6 +241,15 @@ final class StoreIndex implements AutoCloseable {
         return index.search(query, k, allowed == null ? null : allowed::contains);
     }
 
+    /**
+     * The {@code wide} best vectors, unfiltered, for a caller that keeps the first {@code k} of
+     * them passing its filter: the beam is {@code wide}, or a search of {@code k}'s if larger.
+     */
+    List<SegmentedIndex.Hit> searchWide(float[] query, int wide, int k) {
+        int beam = Math.max(wide, (int) Math.ceil(k * index.options().overquery()));
+        return index.search(query, wide, beam, null);
+    }
+
     long fileBytes() {
         return index.fileBytes();
     }
