@@ -32,6 +32,8 @@ final class Schema {
 
     /** How {@code memories_fts} splits and folds text into tokens (its {@code tokenize} option). */
     static final String FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
+    /** The index of {@code memories} by vector (schema 1): lookups by vector id name it, so that no filter's index is chosen instead. */
+    static final String VECTOR_INDEX = "memories_vector";
 
     /** The full-text index over the text and its identifier terms, and the triggers that keep it (version 5). */
     static final List<String> FTS_V5 = List.of(

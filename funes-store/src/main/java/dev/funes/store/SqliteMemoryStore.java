@@ -35,6 +35,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -126,8 +127,15 @@ final class SqliteMemoryStore implements MemoryStore {
     static final double WIDE_MARGIN = 1.5;
     /** A wide dense search asks for at most this many times {@code k} (a share of 15% or more). */
     static final int WIDE_MAX_FACTOR = 10;
+    /**
+     * A second wide search, sized by the share passing among the first one's vectors (the
+     * query's neighbourhood may hold far fewer than the store), asks for at most this many times
+     * {@code k}.
+     */
+    static final int WIDE_RETRY_MAX_FACTOR = 40;
     private volatile long wideFilterMinRows = WIDE_FILTER_MIN_ROWS;
     private final AtomicLong wideSearches = new AtomicLong();
+    private final AtomicLong wideRetries = new AtomicLong();
     private final AtomicLong wideFallbacks = new AtomicLong();
     private final TermCounts termCounts = new TermCounts();
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -1080,23 +1088,13 @@ final class SqliteMemoryStore implements MemoryStore {
         if (pending != null) {
             lexical = awaitLexical(pending);
         }
+        if (wide > 0 && !denseHits.isEmpty()) {
+            denseHits = filterWide(c, query, denseHits, wide, filter, k);
+        }
         if (!denseHits.isEmpty()) {
             Map<Long, List<Rows.StoredMemory>> byVector = memoriesOfVectors(c, denseHits, rows);
-            if (wide > 0) {
-                wideSearches.incrementAndGet();
-                if (denseHits.size() == wide && passing(denseHits, byVector, request, k) < k) {
-                    // Fewer than k of the wide search's vectors pass, and more vectors may: the
-                    // estimate was high (or the query's neighbourhood is mostly filtered out).
-                    wideFallbacks.incrementAndGet();
-                    denseHits = denseCandidates(query, allowedVectors(c, filter), k);
-                    byVector = memoriesOfVectors(c, denseHits, rows);
-                }
-            }
             int rank = 0;
             for (SegmentedIndex.Hit hit : denseHits) {
-                if (rank == k) {
-                    break; // a wide search's vectors beyond the k best passing
-                }
                 boolean any = false;
                 for (Rows.StoredMemory stored : byVector.getOrDefault(hit.id(), List.of())) {
                     Memory m = stored.memory();
@@ -1145,21 +1143,65 @@ final class SqliteMemoryStore implements MemoryStore {
         return ann.search(query, k, allowed);
     }
 
-    /** How many of {@code hits}, counted up to {@code k}, have a memory the request admits. */
-    private static int passing(List<SegmentedIndex.Hit> hits, Map<Long, List<Rows.StoredMemory>> byVector,
-                               SearchRequest request, int k) {
-        int passing = 0;
+    /**
+     * The first {@code k} of a wide search's vectors that have a memory passing the filter (as
+     * {@link #allowedVectors} decides), best first. When fewer pass and the index holds more
+     * vectors, one more wide search is sized by the share that passed among these (the query's
+     * neighbourhood, not the store); when that would ask for more than
+     * {@value #WIDE_RETRY_MAX_FACTOR} times {@code k}, or still finds too few, the filtered search.
+     */
+    private List<SegmentedIndex.Hit> filterWide(Connection c, float[] query, List<SegmentedIndex.Hit> hits, int wide,
+                                                Filter filter, int k) throws SQLException {
+        wideSearches.incrementAndGet();
+        List<SegmentedIndex.Hit> kept = passingHits(c, hits, filter, k);
+        if (kept.size() < k && hits.size() == wide) {
+            double share = Math.max(kept.size(), 1) / (double) wide;
+            double retry = Math.ceil(k * WIDE_MARGIN / share);
+            if (retry <= (double) WIDE_RETRY_MAX_FACTOR * k) {
+                wideRetries.incrementAndGet();
+                int more = (int) retry;
+                hits = ann.searchWide(query, more, k);
+                kept = passingHits(c, hits, filter, k);
+                wide = more;
+            }
+        }
+        if (kept.size() < k && hits.size() == wide) {
+            wideFallbacks.incrementAndGet();
+            return denseCandidates(query, allowedVectors(c, filter), k);
+        }
+        return kept;
+    }
+
+    /** The first {@code k} of {@code hits} with a memory passing the filter, checked in SQL by vector id. */
+    private static List<SegmentedIndex.Hit> passingHits(Connection c, List<SegmentedIndex.Hit> hits, Filter filter,
+                                                        int k) throws SQLException {
+        StringBuilder ids = new StringBuilder("[");
         for (SegmentedIndex.Hit hit : hits) {
-            for (Rows.StoredMemory stored : byVector.getOrDefault(hit.id(), List.of())) {
-                if (request.matches(stored.memory())) {
-                    if (++passing == k) {
-                        return passing;
-                    }
-                    break;
+            ids.append(ids.length() == 1 ? "" : ",").append(hit.id());
+        }
+        ids.append(']');
+        Set<Long> passing = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT m.vector_id FROM json_each(?) j"
+                + " CROSS JOIN memories m INDEXED BY " + Schema.VECTOR_INDEX + " WHERE m.vector_id = j.value"
+                + filter.sql())) {
+            filter.bind(ps, 2);
+            ps.setString(1, ids.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    passing.add(rs.getLong(1));
                 }
             }
         }
-        return passing;
+        List<SegmentedIndex.Hit> kept = new ArrayList<>(k);
+        for (SegmentedIndex.Hit hit : hits) {
+            if (kept.size() == k) {
+                break;
+            }
+            if (passing.contains(hit.id())) {
+                kept.add(hit);
+            }
+        }
+        return kept;
     }
 
     /**
@@ -1209,9 +1251,12 @@ final class SqliteMemoryStore implements MemoryStore {
         this.wideFilterMinRows = rows;
     }
 
-    /** Dense searches done wide so far, and how many of them fell back to the filtered search. For tests. */
+    /**
+     * Dense searches done wide so far, how many of them searched wider a second time, and how many
+     * fell back to the filtered search. For tests.
+     */
     long[] wideSearches() {
-        return new long[] {wideSearches.get(), wideFallbacks.get()};
+        return new long[] {wideSearches.get(), wideRetries.get(), wideFallbacks.get()};
     }
 
     private static Lexical awaitLexical(Future<Lexical> pending) throws SQLException {
