@@ -1209,8 +1209,8 @@ final class SqliteMemoryStore implements MemoryStore {
      * the vectors it passes first. The share passing is estimated on {@value #FILTER_SAMPLE} rows
      * spread evenly over the row numbers (primary-key lookups); a share of {@code p} asks for
      * {@code k * }{@value #WIDE_MARGIN}{@code  / p} candidates, and 0 when that is more than
-     * {@value #WIDE_MAX_FACTOR} times {@code k}. {@link #search} falls back to the filtered search
-     * when fewer than {@code k} of them pass.
+     * {@value #WIDE_MAX_FACTOR} times {@code k}. When fewer than {@code k} of them pass,
+     * {@link #filterWide} searches wider once or falls back to the filtered search.
      */
     private int wideCandidates(Connection c, Filter filter, int k) throws SQLException {
         long maxSeq;
