@@ -101,6 +101,8 @@ final class IndexSegment {
     private final ReaderSupplier readers;
     private final OnDiskGraphIndex graph;
     private final PQVectors codes;
+    /** The walk's and the rerank's scores in plain Java, where JVector has no Vector API; else null. */
+    private final ScalarScores scalar;
     /** Vector id of each ordinal. */
     private final long[] ids;
     /** The ids sorted, and the ordinal of each. */
@@ -123,6 +125,7 @@ final class IndexSegment {
         this.readers = readers;
         this.graph = graph;
         this.codes = codes;
+        this.scalar = codes != null && ScalarScores.wanted() ? ScalarScores.of(codes) : null;
         this.ids = ids;
         this.fileLength = fileLength;
         this.bodyCrc = bodyCrc;
@@ -226,10 +229,16 @@ final class IndexSegment {
         boolean reusable = false;
         try {
             var view = (RandomAccessVectorValues) searcher.getView();
-            SearchScoreProvider scores = codes == null
-                    ? DefaultSearchScoreProvider.exact(query, SIMILARITY, view)
-                    : new DefaultSearchScoreProvider(codes.precomputedScoreFunctionFor(query, SIMILARITY),
-                            view.rerankerFor(query, SIMILARITY));
+            SearchScoreProvider scores;
+            if (codes == null) {
+                scores = DefaultSearchScoreProvider.exact(query, SIMILARITY, view);
+            } else if (scalar != null && scalarScores) {
+                float[] q = (float[]) query.get(); // the array-backed vectors of the provider without Vector API
+                scores = new DefaultSearchScoreProvider(scalar.approximate(q), ScalarScores.exact(q, view));
+            } else {
+                scores = new DefaultSearchScoreProvider(codes.precomputedScoreFunctionFor(query, SIMILARITY),
+                        view.rerankerFor(query, SIMILARITY));
+            }
             SearchResult result = searcher.search(scores, Math.min(k, ids.length), Math.min(beam, ids.length), 0f, 0f,
                     bits);
             for (SearchResult.NodeScore node : result.getNodes()) {
@@ -243,6 +252,27 @@ final class IndexSegment {
                 closeQuietly(searcher);
             }
         }
+    }
+
+    /**
+     * Whether PQ segments score with {@link ScalarScores} where JVector has no Vector API (the
+     * default; the system property {@code funes.scalarScores=false} turns it off, to compare).
+     */
+    static volatile boolean scalarScores = !"false".equals(System.getProperty("funes.scalarScores"));
+
+    /** The segment's PQ codes, or null. For tests. */
+    PQVectors codes() {
+        return codes;
+    }
+
+    /** The plain-Java scores of this segment, or null when JVector scores. For tests. */
+    ScalarScores scalar() {
+        return scalar;
+    }
+
+    /** A view of the graph and its full vectors, to close after use. For tests. */
+    OnDiskGraphIndex.View view() {
+        return graph.getView();
     }
 
     /** Searchers an idle segment keeps: one per core of a small machine, and some. */

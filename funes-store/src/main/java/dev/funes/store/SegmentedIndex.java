@@ -1325,6 +1325,11 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
+    /** The segments searched now, not retained: for tests, with no merge running. */
+    List<IndexSegment> currentSegments() {
+        return snapshot.segments();
+    }
+
     private Snapshot acquire() {
         while (true) {
             Snapshot s = snapshot;

@@ -40,6 +40,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -339,6 +340,55 @@ class SegmentedIndexTest {
         try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
             assertThat(index.stats().segments().get(0).compressed()).isTrue(); // codes loaded from the file
             assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+        }
+    }
+
+    @Test
+    void pqSegmentsScoreInPlainJavaAsJVectorDoesUpToTheOrderOfAdditions(@TempDir Path dir) throws IOException {
+        assumeTrue(ScalarScores.wanted(), "skipped: JVector uses the Vector API on this JVM");
+        Set<Long> live = new LinkedHashSet<>();
+        SegmentedIndex.Options options = onePqSegment();
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            add(index, live, 1, CORPUS + 1);
+            index.seal();
+        }
+        boolean before = IndexSegment.scalarScores;
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
+            IndexSegment segment = index.currentSegments().get(0);
+            ScalarScores scalar = segment.scalar();
+            assertThat(scalar).as("plain-Java scores of a segment read from its file").isNotNull();
+            try (var view = segment.view()) {
+                for (float[] q : queries) {
+                    var query = IndexSegment.VECTORS.createFloatVector(q);
+                    var approximate = scalar.approximate(q);
+                    var jvectorApproximate = segment.codes().precomputedScoreFunctionFor(query, IndexSegment.SIMILARITY);
+                    var exact = ScalarScores.exact(q, view);
+                    var jvectorExact = view.rerankerFor(query, IndexSegment.SIMILARITY);
+                    for (int node = 0; node < CORPUS; node++) {
+                        assertThat(approximate.similarityTo(node)).as("PQ score of node %d", node)
+                                .isCloseTo(jvectorApproximate.similarityTo(node), within(1e-5f));
+                        assertThat(exact.similarityTo(node)).as("exact score of node %d", node)
+                                .isCloseTo(jvectorExact.similarityTo(node), within(1e-5f));
+                    }
+                }
+            }
+            // The same hits either way (scores within float rounding), at the recall of the PQ test above.
+            IndexSegment.scalarScores = false;
+            List<List<SegmentedIndex.Hit>> jvector = new ArrayList<>();
+            for (float[] q : queries) {
+                jvector.add(index.search(q, K, null));
+            }
+            IndexSegment.scalarScores = true;
+            for (int i = 0; i < queries.size(); i++) {
+                List<SegmentedIndex.Hit> hits = index.search(queries.get(i), K, null);
+                assertThat(ids(hits)).as("query %d", i).isEqualTo(ids(jvector.get(i)));
+                for (int h = 0; h < hits.size(); h++) {
+                    assertThat(hits.get(h).score()).isCloseTo(jvector.get(i).get(h).score(), within(1e-5));
+                }
+            }
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
+        } finally {
+            IndexSegment.scalarScores = before;
         }
     }
 
