@@ -15,6 +15,7 @@ import io.github.jbellis.jvector.graph.disk.feature.FeatureId;
 import io.github.jbellis.jvector.graph.disk.feature.InlineVectors;
 import io.github.jbellis.jvector.graph.similarity.BuildScoreProvider;
 import io.github.jbellis.jvector.graph.similarity.DefaultSearchScoreProvider;
+import io.github.jbellis.jvector.graph.similarity.ScoreFunction;
 import io.github.jbellis.jvector.graph.similarity.SearchScoreProvider;
 import io.github.jbellis.jvector.quantization.PQVectors;
 import io.github.jbellis.jvector.quantization.ProductQuantization;
@@ -283,6 +284,45 @@ final class IndexSegment {
             searcher.close();
         } catch (IOException e) {
             SegmentedIndex.LOG.debug("Cannot close a searcher of {}: {}", file, e.toString());
+        }
+    }
+
+    /**
+     * Offers the {@code beam} best of {@code wanted} (those this segment holds and {@code accept}
+     * admits) by their PQ codes, reranked with their full vectors: every one of them is scored,
+     * where a graph walk restricted to them would visit much of the graph to meet enough of a
+     * small share. A segment without codes scores them all exactly.
+     */
+    void scanAmong(VectorFloat<?> query, float[] queryArray, long[] wanted, int beam, LongPredicate accept,
+                   SegmentedIndex.HitSink sink) {
+        if (codes == null) {
+            exact(queryArray, wanted, accept, sink);
+            return;
+        }
+        boolean plain = scalar != null && scalarScores;
+        ScoreFunction.ApproximateScoreFunction approximate = plain ? scalar.approximate(queryArray)
+                : codes.precomputedScoreFunctionFor(query, SIMILARITY);
+        // Score (never negative: (1 + d) / 2) in the high half, ordinal in the low: sorted by score.
+        long[] scored = new long[wanted.length];
+        int n = 0;
+        for (long id : wanted) {
+            int at = Arrays.binarySearch(sortedIds, id);
+            if (at >= 0 && accept.test(id)) {
+                int ordinal = ordinalAt(at);
+                float score = Math.max(0f, approximate.similarityTo(ordinal));
+                scored[n++] = (long) Float.floatToIntBits(score) << 32 | ordinal;
+            }
+        }
+        Arrays.sort(scored, 0, n);
+        try (var view = graph.getView()) {
+            ScoreFunction.ExactScoreFunction exact = plain ? ScalarScores.exact(queryArray, view)
+                    : view.rerankerFor(query, SIMILARITY);
+            for (int i = n - 1; i >= Math.max(0, n - beam); i--) {
+                int ordinal = (int) scored[i];
+                sink.offer(ids[ordinal], 2.0 * exact.similarityTo(ordinal) - 1.0);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the index segment " + file + " failed", e);
         }
     }
 

@@ -1296,14 +1296,33 @@ public final class SegmentedIndex implements AutoCloseable {
      * graph search restricted to a few nodes could miss some.
      */
     List<Hit> searchAmong(float[] query, int k, long[] ids) {
+        return among(query, k, ids, false);
+    }
+
+    /**
+     * The {@code k} most similar among the given ids: in each segment with PQ codes, all of them
+     * scored on the codes and the best {@code k * overquery} reranked exactly (a scan, for a
+     * filter too selective for the graph walk); elsewhere scored exactly.
+     */
+    List<Hit> scanAmong(float[] query, int k, long[] ids) {
+        return among(query, k, ids, true);
+    }
+
+    private List<Hit> among(float[] query, int k, long[] ids, boolean scan) {
         check(query);
         Snapshot s = acquire();
         try {
             Set<Long> tombstones = s.tombstones();
-            LongPredicate accept = id -> !tombstones.contains(id);
+            LongPredicate accept = id -> tombstones.isEmpty() || !tombstones.contains(id);
             Collector collector = new Collector();
+            VectorFloat<?> q = IndexSegment.VECTORS.createFloatVector(query);
+            int beam = Math.max(k, (int) Math.ceil(k * options.overquery()));
             for (IndexSegment seg : s.segments()) {
-                seg.exact(query, ids, accept, collector);
+                if (scan) {
+                    seg.scanAmong(q, query, ids, beam, accept, collector);
+                } else {
+                    seg.exact(query, ids, accept, collector);
+                }
             }
             List<Memtable> memtables = new ArrayList<>(s.sealing());
             memtables.add(s.active());

@@ -1645,8 +1645,9 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     private static VectorIdSet allowedVectors(Connection c, Filter filter) throws SQLException {
+        // No DISTINCT: VectorIdSet drops repeats, cheaper than SQLite's temporary B-tree.
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT DISTINCT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
+                "SELECT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
             filter.bind(ps, 1);
             long[] ids = new long[64];
             int n = 0;

@@ -233,12 +233,20 @@ final class StoreIndex implements AutoCloseable {
         }
     }
 
-    /** The dense candidates: exact among a small allowed set, the index otherwise. */
+    /**
+     * The dense candidates: the graph search without a filter; exact among a small allowed set;
+     * a scan of a larger one's PQ codes ({@link SegmentedIndex#scanAmong}): a graph walk that
+     * skips what the filter does not allow visits much of the graph when few vectors pass (0.5
+     * to 1 s at 1M for 4% of them, against milliseconds for the scan).
+     */
     List<SegmentedIndex.Hit> search(float[] query, int k, VectorIdSet allowed) {
-        if (allowed != null && allowed.size() <= Math.max(EXACT_FILTER_SIZE, 4 * k)) {
+        if (allowed == null) {
+            return index.search(query, k, null);
+        }
+        if (allowed.size() <= Math.max(EXACT_FILTER_SIZE, 4 * k)) {
             return index.searchAmong(query, k, allowed.toArray());
         }
-        return index.search(query, k, allowed == null ? null : allowed::contains);
+        return index.scanAmong(query, k, allowed.toArray());
     }
 
     /**

@@ -393,6 +393,40 @@ class SegmentedIndexTest {
     }
 
     @Test
+    void aScanOfTheAllowedIdsFindsTheirNearestOnPqCodesAndInTheMemtable(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, onePqSegment())) {
+            add(index, live, 1, CORPUS - 59);
+            index.seal(); // one PQ segment, the last 60 vectors in the memtable
+            add(index, live, CORPUS - 59, CORPUS + 1);
+            assertThat(index.stats().segments()).singleElement().satisfies(s -> assertThat(s.compressed()).isTrue());
+            index.delete(7);
+            live.remove(7L);
+            // Every third id (the deleted one among them), as a filter a few memories pass would allow.
+            long[] allowed = java.util.stream.LongStream.rangeClosed(1, CORPUS).filter(id -> id % 3 == 1).toArray();
+            Set<Long> allowedLive = new LinkedHashSet<>();
+            for (long id : allowed) {
+                if (live.contains(id)) {
+                    allowedLive.add(id);
+                }
+            }
+            double sum = 0;
+            for (float[] q : queries) {
+                List<SegmentedIndex.Hit> hits = index.scanAmong(q, K, allowed);
+                assertThat(hits).hasSize(K);
+                assertThat(ids(hits)).allSatisfy(id -> assertThat(allowedLive).contains(id));
+                for (SegmentedIndex.Hit h : hits) {
+                    // reranked: exact cosine, not the PQ estimate
+                    assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                }
+                List<Long> truth = exact(q, K, allowedLive);
+                sum += (double) ids(hits).stream().filter(truth::contains).count() / K;
+            }
+            assertThat(sum / queries.size()).as("recall@%d among the allowed ids", K).isGreaterThanOrEqualTo(0.95);
+        }
+    }
+
+    @Test
     void searchersKeptBetweenSearchesGiveWhatAFreshOneGivesInAnyOrderAndFromManyThreads(@TempDir Path dir)
             throws Exception {
         Set<Long> live = new LinkedHashSet<>();
