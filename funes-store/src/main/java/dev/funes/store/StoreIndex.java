@@ -30,11 +30,6 @@ final class StoreIndex implements AutoCloseable {
     static final String DIR = "index";
     /** Below this many allowed vectors, a filtered search scores them exactly. */
     private static final int EXACT_FILTER_SIZE = 2_000;
-    /**
-     * Up to this many allowed vectors, a filtered search scans their PQ codes; more, it walks the
-     * graph (at 1M, 457k allowed took longer to scan and sort than to walk).
-     */
-    private static final int SCAN_FILTER_SIZE = 200_000;
     private static final int IN_LIST_CHUNK = 500;
 
     /**
@@ -240,10 +235,9 @@ final class StoreIndex implements AutoCloseable {
 
     /**
      * The dense candidates: the graph search without a filter; exact among a small allowed set;
-     * a scan of a larger one's PQ codes ({@link SegmentedIndex#scanAmong}), up to
-     * {@value #SCAN_FILTER_SIZE} vectors: a graph walk that skips what the filter does not allow
-     * visits much of the graph when few vectors pass (0.5 to 1 s at 1M for 4% of them, against
-     * milliseconds for the scan); the graph walk with the filter beyond.
+     * a scan of a larger one's PQ codes ({@link SegmentedIndex#scanAmong}): a graph walk that
+     * skips what the filter does not allow visits much of the graph when few vectors pass (0.5
+     * to 1 s at 1M for 4% of them, against milliseconds for the scan).
      */
     List<SegmentedIndex.Hit> search(float[] query, int k, VectorIdSet allowed) {
         if (allowed == null) {
@@ -252,10 +246,7 @@ final class StoreIndex implements AutoCloseable {
         if (allowed.size() <= Math.max(EXACT_FILTER_SIZE, 4 * k)) {
             return index.searchAmong(query, k, allowed.toArray());
         }
-        if (allowed.size() <= SCAN_FILTER_SIZE) {
-            return index.scanAmong(query, k, allowed.toArray());
-        }
-        return index.search(query, k, allowed::contains);
+        return index.scanAmong(query, k, allowed.toArray());
     }
 
     /**
