@@ -134,15 +134,15 @@ public class IngestBenchmark {
         long cpu = cpuNanos();
         long start = System.nanoTime();
         IndexReport report;
-        TimedEmbedder timed = new TimedEmbedder(embedder);
-        try (MemoryStore store = FunesStore.open(storeDir, timed)) {
+        RecordingEmbedder recorded = new RecordingEmbedder(embedder);
+        try (MemoryStore store = FunesStore.open(storeDir, recorded)) {
             report = Indexer.builder(store).build().index(List.of(folder));
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpuSeconds = (cpuNanos() - cpu) / 1e9;
         round.embedder = embedderSeconds * weight;
         round.overhead = 100 * (seconds - embedderSeconds) / seconds * weight;
-        double inside = timed.nanos.get() / 1e9;
+        double inside = recorded.nanos.get() / 1e9;
         round.outside = 100 * (seconds - inside) / seconds * weight;
         if (weight > 0) {
             rounds.add(new double[] {seconds, embedderSeconds, cpuSeconds, embedderCpuSeconds, inside,
@@ -191,52 +191,13 @@ public class IngestBenchmark {
                 .getProcessCpuTime();
     }
 
-    /** The real embedder, timing its document calls. */
-    private static final class TimedEmbedder implements Embedder {
-        private final Embedder delegate;
-        /** Nanoseconds spent in {@link #embedDocuments}, summed over the calls. */
-        final AtomicLong nanos = new AtomicLong();
-
-        TimedEmbedder(Embedder delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String modelId() {
-            return delegate.modelId();
-        }
-
-        @Override
-        public int dimension() {
-            return delegate.dimension();
-        }
-
-        @Override
-        public List<float[]> embedDocuments(List<String> batch) {
-            long start = System.nanoTime();
-            try {
-                return delegate.embedDocuments(batch);
-            } finally {
-                nanos.addAndGet(System.nanoTime() - start);
-            }
-        }
-
-        @Override
-        public float[] embedQuery(String query) {
-            return delegate.embedQuery(query);
-        }
-
-        @Override
-        public void close() {
-            // the delegate is closed by the benchmark
-        }
-    }
-
-    /** The real embedder, recording what it is given. */
+    /** The real embedder, recording what it is given and timing its document calls. */
     private static final class RecordingEmbedder implements Embedder {
         private final Embedder delegate;
         final List<String> texts = new ArrayList<>();
         int calls;
+        /** Nanoseconds spent in {@link #embedDocuments}, summed over the calls. */
+        final AtomicLong nanos = new AtomicLong();
 
         RecordingEmbedder(Embedder delegate) {
             this.delegate = delegate;
@@ -256,7 +217,12 @@ public class IngestBenchmark {
         public synchronized List<float[]> embedDocuments(List<String> batch) {
             calls++;
             texts.addAll(batch);
-            return delegate.embedDocuments(batch);
+            long start = System.nanoTime();
+            try {
+                return delegate.embedDocuments(batch);
+            } finally {
+                nanos.addAndGet(System.nanoTime() - start);
+            }
         }
 
         @Override
