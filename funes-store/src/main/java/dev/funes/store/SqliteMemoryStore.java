@@ -1175,17 +1175,13 @@ final class SqliteMemoryStore implements MemoryStore {
     /** The first {@code k} of {@code hits} with a memory passing the filter, checked in SQL by vector id. */
     private static List<SegmentedIndex.Hit> passingHits(Connection c, List<SegmentedIndex.Hit> hits, Filter filter,
                                                         int k) throws SQLException {
-        StringBuilder ids = new StringBuilder("[");
-        for (SegmentedIndex.Hit hit : hits) {
-            ids.append(ids.length() == 1 ? "" : ",").append(hit.id());
-        }
-        ids.append(']');
         Set<Long> passing = new HashSet<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT m.vector_id FROM json_each(?) j"
+        // No DISTINCT: the set drops repeats.
+        try (PreparedStatement ps = c.prepareStatement("SELECT m.vector_id FROM json_each(?) j"
                 + " CROSS JOIN memories m INDEXED BY " + Schema.VECTOR_INDEX + " WHERE m.vector_id = j.value"
                 + filter.sql())) {
             filter.bind(ps, 2);
-            ps.setString(1, ids.toString());
+            ps.setString(1, Bm25Ranking.jsonArray(i -> hits.get(i).id(), 0, hits.size()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     passing.add(rs.getLong(1));
@@ -1220,15 +1216,12 @@ final class SqliteMemoryStore implements MemoryStore {
         if (maxSeq < wideFilterMinRows) {
             return 0;
         }
-        StringBuilder seqs = new StringBuilder("[");
-        for (int i = 0; i < FILTER_SAMPLE; i++) {
-            seqs.append(i == 0 ? "" : ",").append(1 + i * maxSeq / FILTER_SAMPLE);
-        }
-        seqs.append(']');
+        long last = maxSeq;
+        String seqs = Bm25Ranking.jsonArray(i -> 1 + i * last / FILTER_SAMPLE, 0, FILTER_SAMPLE);
         // total() of the filter's condition: 1 where it holds, 0 or NULL (not counted) where not.
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*), total(1 = 1" + filter.sql()
                 + ") FROM json_each(?) j CROSS JOIN memories m NOT INDEXED WHERE m.seq = j.value")) {
-            ps.setString(filter.bind(ps, 1), seqs.toString());
+            ps.setString(filter.bind(ps, 1), seqs);
             try (ResultSet rs = ps.executeQuery()) {
                 long found = rs.next() ? rs.getLong(1) : 0;
                 double passing = rs.getDouble(2);
