@@ -30,9 +30,11 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Verified before the store is opened: a refused dataset leaves no store created or touched.
+        DatasetImport.Verified verified = DatasetImport.verify(dataset);
         ImportReport report;
         try (OpenStore open = OpenStore.open(storeOptions.dir(), model)) {
-            report = DatasetImport.importInto(open.store(), dataset);
+            report = DatasetImport.importInto(open.store(), verified);
         }
         spec.commandLine().getOut().println(report.summary());
         return 0;

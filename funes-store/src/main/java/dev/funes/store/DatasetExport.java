@@ -111,7 +111,7 @@ public final class DatasetExport {
         }
         String origin = DatasetFormat.origin(storeId[0]);
         removeLeftovers(root, origin);
-        DatasetReader.Contents existing = DatasetReader.read(root, false);
+        DatasetReader.Contents existing = DatasetReader.read(root, false, null);
 
         Map<String, Instant> added = existing.latestAdded();
         Map<String, Instant> deleted = existing.latestDeleted();

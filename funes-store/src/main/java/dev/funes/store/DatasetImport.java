@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +27,12 @@ import java.util.Map;
  *   <li><b>Verified first, then one transaction.</b> Every manifest, every shard's size and
  *       SHA-256 and every record are checked before anything is written; a damaged, edited or
  *       unlisted shard fails with a {@link DatasetException} naming the file (and line), and the
- *       store is left as it was. The merge itself is one transaction.</li>
+ *       store is left as it was. The merge itself is one transaction. {@link #verify} alone
+ *       checks a folder before a store is even opened.</li>
+ *   <li><b>Bounded.</b> Shards are read as streams; a line longer than 4 MiB (the longest record
+ *       {@code funes index} reads), more lines than the manifest lists, a shard that is a link
+ *       out of the folder or not a regular file, one id with two live texts, or a time more
+ *       than a day ahead of this machine's clock are refused (docs/DATASET.md).</li>
  *   <li><b>Idempotent, content-addressed.</b> Memories are keyed by id; one already stored is
  *       left as it is, so importing twice adds nothing the second time.</li>
  *   <li><b>Deletions.</b> A memory is gone when the dataset holds a tombstone at least as late as
@@ -58,9 +64,41 @@ public final class DatasetImport {
      * @throws dev.funes.EmbeddingException if a text cannot be embedded; nothing was imported
      */
     public static ImportReport importInto(MemoryStore store, Path dir) {
-        SqliteMemoryStore s = DatasetExport.sqlite(store);
+        DatasetExport.sqlite(store);
+        return importInto(store, verify(dir));
+    }
+
+    /**
+     * Reads and verifies the dataset in {@code dir} without touching any store: what
+     * {@link #importInto(MemoryStore, Path)} does first.
+     *
+     * @throws DatasetException if the dataset is damaged, edited, or not a Funes dataset
+     */
+    public static Verified verify(Path dir) {
+        return verify(dir, Clock.systemUTC());
+    }
+
+    /** {@link #verify(Path)} with the clock that says how late a record's time may be. */
+    static Verified verify(Path dir, Clock clock) {
         Path root = dir.toAbsolutePath().normalize();
-        DatasetReader.Contents contents = DatasetReader.read(root, true);
+        Instant notAfter = clock.instant().plus(DatasetReader.CLOCK_TOLERANCE);
+        return new Verified(root, DatasetReader.read(root, true, notAfter));
+    }
+
+    /**
+     * Imports a dataset {@link #verify verified} before.
+     *
+     * @param store   a store opened by {@link FunesStore}
+     * @param dataset what {@link #verify} returned
+     * @return what was imported
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     * @throws StoreException           if the store cannot be written; nothing was imported
+     * @throws dev.funes.EmbeddingException if a text cannot be embedded; nothing was imported
+     */
+    public static ImportReport importInto(MemoryStore store, Verified dataset) {
+        SqliteMemoryStore s = DatasetExport.sqlite(store);
+        Path root = dataset.dir;
+        DatasetReader.Contents contents = dataset.contents;
 
         Map<String, Instant> localTombstones = new HashMap<>();
         s.read("read tombstones", c -> {
@@ -101,10 +139,31 @@ public final class DatasetImport {
         for (DatasetFormat.Manifest m : contents.manifests()) {
             shards += m.shards().size();
         }
-        ImportReport report = new ImportReport(root, shards, contents.memories().size(), merged.added().added(),
+        ImportReport report = new ImportReport(root, shards, contents.memoryRecords(), merged.added().added(),
                 merged.added().unchanged(), merged.added().embedded(), merged.deleted(), keptDeleted,
                 contents.skippedShards());
         LOG.info("Imported {} into {}: {}", root, s.dir(), report.summary());
         return report;
+    }
+
+    /** A dataset folder read and verified by {@link #verify}, ready to import: its records are held. */
+    public static final class Verified {
+        private final Path dir;
+        private final DatasetReader.Contents contents;
+
+        private Verified(Path dir, DatasetReader.Contents contents) {
+            this.dir = dir;
+            this.contents = contents;
+        }
+
+        /** The dataset folder, absolute. */
+        public Path dir() {
+            return dir;
+        }
+
+        /** How many memories the dataset holds (not deleted). */
+        public int liveMemories() {
+            return contents.live().size();
+        }
     }
 }

@@ -23,6 +23,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -79,7 +83,7 @@ class DatasetTest {
 
     private static Set<String> ids(Path dataset) {
         Set<String> ids = new HashSet<>();
-        DatasetReader.read(dataset, true).live().keySet().forEach(ids::add);
+        DatasetReader.read(dataset, true, null).live().keySet().forEach(ids::add);
         return ids;
     }
 
@@ -240,6 +244,130 @@ class DatasetTest {
 
         try (MemoryStore b = open(tmp.resolve("b"))) {
             assertThat(DatasetImport.importInto(b, ds).added()).as("the repaired dataset imports").isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aShardThatIsALinkOutOfTheDatasetOrAFifoIsRefusedForWhatItIs(@TempDir Path tmp) throws Exception {
+        Path ds = tmp.resolve("ds");
+        try (MemoryStore a = open(tmp.resolve("a"))) {
+            a.add(Memory.builder(MemoryKind.NOTE, "api", "the deploy script reads the token from the vault").build());
+            DatasetExport.export(a, ds, ExportOptions.defaults());
+        }
+        Path shard = shards(ds).get(0);
+        byte[] original = Files.readAllBytes(shard);
+        // The very bytes the manifest lists, but outside the folder: the checksum would pass.
+        Path outside = Files.write(tmp.resolve("elsewhere.jsonl.gz"), original);
+        Files.delete(shard);
+        Files.createSymbolicLink(shard, outside);
+        assertRejected(tmp, ds, shard, 0, "leads outside the dataset (to " + outside.toRealPath());
+
+        Files.delete(shard);
+        Process mkfifo = new ProcessBuilder("mkfifo", shard.toString()).inheritIO().start();
+        assumeTrue(mkfifo.waitFor() == 0, "skipped: mkfifo is not available here");
+        // Opening a FIFO for reading would wait for a writer for ever: it must not be opened.
+        assertRejected(tmp, ds, shard, 0, "is not a regular file but a FIFO, socket or device");
+
+        Files.delete(shard);
+        assertRejected(tmp, ds, shard, 0, "is listed in the manifest of its origin but missing");
+        Files.write(shard, original);
+        try (MemoryStore b = open(tmp.resolve("b"))) {
+            assertThat(DatasetImport.importInto(b, ds).added()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void twoTextsUnderOneIdAreSettledByTimeAndATieIsRefused(@TempDir Path tmp) throws IOException {
+        Path ds = tmp.resolve("ds");
+        Memory first = Memory.builder(MemoryKind.NOTE, "api", "doc-7 says the cache lives in /var/cache/app").id("doc-7").build();
+        Memory second = Memory.builder(MemoryKind.NOTE, "api", "doc-7 says the cache moved to the tmpfs").id("doc-7").build();
+        try (MemoryStore a = open(tmp.resolve("a"))) {
+            a.add(first);
+            DatasetExport.export(a, ds, ExportOptions.defaults());
+            // An upsert under a caller's id (as LangChain4j does): the dataset holds both texts.
+            a.delete(first.id());
+            a.add(second);
+            DatasetExport.export(a, ds, ExportOptions.defaults());
+        }
+        assertThat(shards(ds)).hasSize(2);
+        try (MemoryStore b = open(tmp.resolve("b"))) {
+            assertThat(DatasetImport.importInto(b, ds).added()).isEqualTo(1);
+            assertThat(b.get("doc-7")).map(Memory::text).contains(second.text());
+        }
+
+        // The second text forged beside the first with the same addedAt: nothing says which is the memory.
+        Path victim = shards(ds).get(0);
+        List<String> lines = gunzip(Files.readAllBytes(victim));
+        ObjectNode record = (ObjectNode) DatasetFormat.JSON.readTree(lines.get(0));
+        record.put("text", second.text());
+        record.put("contentHash", second.contentHash());
+        List<String> tied = List.of(lines.get(0), DatasetFormat.JSON.writeValueAsString(record));
+        rewrite(ds, victim, tied);
+        Files.delete(shards(ds).get(1));
+        rewriteManifestWithout(ds, shards(ds).size());
+        assertRejected(tmp, ds, victim, 2, "memory doc-7 has another text at " + victim + ":1, added at the same time");
+    }
+
+    @Test
+    void recordsDatedMoreThanADayAheadOfThisClockAreRefused(@TempDir Path tmp) throws IOException {
+        Path ds = tmp.resolve("ds");
+        Memory one = Memory.builder(MemoryKind.NOTE, "api", "the nightly job rotates the logs at 03:00").build();
+        Instant added;
+        try (MemoryStore a = open(tmp.resolve("a"))) {
+            a.add(one);
+            DatasetExport.export(a, ds, ExportOptions.defaults());
+        }
+        Path shard = shards(ds).get(0);
+        added = Instant.parse(DatasetFormat.JSON.readTree(gunzip(Files.readAllBytes(shard)).get(0)).get("addedAt").asText());
+        // Read by a machine whose clock is behind: half a day is a clock's error, two days is not.
+        assertThat(DatasetImport.verify(ds, Clock.fixed(added.minus(Duration.ofHours(12)), ZoneOffset.UTC)).liveMemories())
+                .isEqualTo(1);
+        assertThatThrownBy(() -> DatasetImport.verify(ds, Clock.fixed(added.minus(Duration.ofDays(2)), ZoneOffset.UTC)))
+                .isInstanceOfSatisfying(DatasetException.class, e -> {
+                    assertThat(e.file()).isEqualTo(shard);
+                    assertThat(e.line()).isEqualTo(1);
+                    assertThat(e.getMessage()).contains("'addedAt' is " + added, "from the future");
+                });
+
+        // A tombstone dated 9999 would delete the memory here and keep it deleted whatever comes later.
+        Path deletions = ds.resolve(shard.toString().replace("memories-", "deletions-").replace("-00000.", "-00001."));
+        String tombstone = "{\"id\":\"" + one.id() + "\",\"deletedAt\":\"9999-12-31T00:00:00Z\"}";
+        addShard(ds, deletions, "deletions", List.of(tombstone));
+        assertRejected(tmp, ds, deletions, 1, "'deletedAt' is 9999-12-31T00:00:00Z, more than 24 hours after");
+    }
+
+    /** Adds a shard to the only manifest, as someone forging a dataset would. */
+    private static void addShard(Path ds, Path shard, String type, List<String> lines) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
+            for (String l : lines) {
+                gz.write((l + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        Files.write(shard, out.toByteArray());
+        try (Stream<Path> s = Files.list(ds.resolve("manifests"))) {
+            Path manifest = s.findFirst().orElseThrow();
+            JsonNode m = DatasetFormat.JSON.readTree(manifest.toFile());
+            ObjectNode entry = ((com.fasterxml.jackson.databind.node.ArrayNode) m.get("shards")).addObject();
+            entry.put("path", ds.relativize(shard).toString());
+            entry.put("type", type);
+            entry.put("records", lines.size());
+            entry.put("bytes", out.size());
+            entry.put("sha256", DatasetFormat.sha256(out.toByteArray()));
+            DatasetFormat.JSON.writeValue(manifest.toFile(), m);
+        }
+    }
+
+    /** Keeps only the first {@code keep} shard entries of the only manifest. */
+    private static void rewriteManifestWithout(Path ds, int keep) throws IOException {
+        try (Stream<Path> s = Files.list(ds.resolve("manifests"))) {
+            Path manifest = s.findFirst().orElseThrow();
+            JsonNode m = DatasetFormat.JSON.readTree(manifest.toFile());
+            com.fasterxml.jackson.databind.node.ArrayNode shards = (com.fasterxml.jackson.databind.node.ArrayNode) m.get("shards");
+            while (shards.size() > keep) {
+                shards.remove(shards.size() - 1);
+            }
+            DatasetFormat.JSON.writeValue(manifest.toFile(), m);
         }
     }
 
