@@ -24,7 +24,10 @@ import java.util.Set;
  *
  * <p>{@code file} is relative to the fixtures folder, {@code lines} a 1-based inclusive range;
  * several expected ranges mean any of them answers. {@code answer} is for the people who check
- * the set, not used in scoring. Blank lines and lines starting with {@code #} are ignored.
+ * the set, not used in scoring. Two optional fields: {@code set} names the batch a question
+ * belongs to ({@code "original"} when absent; {@code "recall"} for questions whose answer the
+ * compact rendering drops), {@code where} says what kind of text holds the answer (one of
+ * {@link #WHERES}). Blank lines and lines starting with {@code #} are ignored.
  */
 final class CodingQuestions {
 
@@ -37,6 +40,18 @@ final class CodingQuestions {
             "docs",       // what documentation or a lookup said
             "convention"  // which convention the user asked for
     );
+
+    /** Where a question's answer lies, for questions about text the compact rendering drops. */
+    static final Set<String> WHERES = Set.of(
+            "tool-result",   // deep inside a command's output or a file read
+            "written-code",  // the content of a file the agent wrote or edited
+            "thinking",      // past the first part of a reasoning block
+            "long-text",     // inside a long request or answer
+            "fetched-doc"    // a page or document the agent fetched
+    );
+
+    /** The set of a question written without a {@code set} field. */
+    static final String ORIGINAL = "original";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -61,10 +76,18 @@ final class CodingQuestions {
     /**
      * One question.
      *
-     * @param line where it is in the question file
+     * @param line  where it is in the question file
+     * @param where one of {@link #WHERES}, or "" when the question does not say
+     * @param set   the batch it belongs to, {@link #ORIGINAL} by default
      */
     record Question(String id, String kind, boolean paraphrased, String question, String answer,
-                    List<Range> expected, int line) {
+                    List<Range> expected, int line, String where, String set) {
+
+        /** A question of the original set that does not say where its answer lies. */
+        Question(String id, String kind, boolean paraphrased, String question, String answer,
+                 List<Range> expected, int line) {
+            this(id, kind, paraphrased, question, answer, expected, line, "", ORIGINAL);
+        }
     }
 
     /**
@@ -125,8 +148,13 @@ final class CodingQuestions {
                 ranges.add(new Range(file, start, end));
             }
             JsonNode answer = q.get("answer");
+            String lies = q.has("where") ? text(q, "where", where) : "";
+            if (!lies.isEmpty() && !WHERES.contains(lies)) {
+                throw new IllegalArgumentException(where + "unknown where '" + lies + "'; where: " + WHERES);
+            }
+            String set = q.has("set") ? text(q, "set", where) : ORIGINAL;
             questions.add(new Question(id, kind, paraphrased.asBoolean(), text(q, "question", where),
-                    answer == null ? "" : answer.asText(), List.copyOf(ranges), number));
+                    answer == null ? "" : answer.asText(), List.copyOf(ranges), number, lies, set));
         }
         return List.copyOf(questions);
     }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +36,25 @@ class CodingQuestionsTest {
         // The format the ingest reads today must carry at least 50 of them on its own.
         assertThat(questions.stream().filter(q -> q.expected().get(0).file().startsWith("claude-code/")).count())
                 .isGreaterThanOrEqualTo(50);
+    }
+
+    @Test
+    void theRecallSetAsksAboutDroppedTextInFourFormatsAtMost12PerFileHalfParaphrased() throws Exception {
+        List<CodingQuestions.Question> recall = Evaluate.questions(null).stream()
+                .filter(q -> q.set().equals("recall")).collect(Collectors.toList());
+        assertThat(recall).hasSizeGreaterThanOrEqualTo(40);
+        assertThat(recall).allSatisfy(q -> assertThat(CodingQuestions.WHERES).contains(q.where()));
+        assertThat(recall.stream().filter(CodingQuestions.Question::paraphrased).count() * 2)
+                .isGreaterThanOrEqualTo(recall.size());
+        // The format is the fixture folder of the first expected file.
+        assertThat(recall.stream().map(q -> q.expected().get(0).file().split("/")[0]).distinct().count())
+                .isGreaterThanOrEqualTo(4);
+        Map<String, Long> perFile = recall.stream()
+                .collect(Collectors.groupingBy(q -> q.expected().get(0).file(), Collectors.counting()));
+        assertThat(perFile.values()).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(12L));
+        // The redacted Codex files have no text to ask about.
+        assertThat(recall).allSatisfy(q -> assertThat(q.expected())
+                .noneMatch(r -> r.file().startsWith("codex/localpush-")));
     }
 
     @Test
@@ -65,6 +85,22 @@ class CodingQuestionsTest {
                 .hasMessageContaining("relative to the fixtures folder");
         assertThatThrownBy(() -> read(good.replace("true", "\"yes\""))).hasMessageContaining("'paraphrased'");
         assertThatThrownBy(() -> read("{not json")).hasMessageContaining("q.jsonl:1: not a JSON object");
+        assertThatThrownBy(() -> read(good.replace("}]}", "}], \"where\": \"stdout\"}")))
+                .hasMessageContaining("q.jsonl:1: unknown where 'stdout'");
+        assertThatThrownBy(() -> read(good.replace("}]}", "}], \"set\": \"\"}")))
+                .hasMessageContaining("q.jsonl:1: 'set' must be a non-empty string");
+    }
+
+    @Test
+    void whereAndSetAreReadAndAQuestionWithoutThemBelongsToTheOriginalSet() throws Exception {
+        String plain = "{\"id\":\"a\",\"kind\":\"why\",\"paraphrased\":true,\"question\":\"why?\","
+                + "\"expected\":[{\"file\":\"claude-code/x.jsonl\",\"lines\":[3,4]}]}";
+        String recall = plain.replace("\"a\"", "\"b\"").replace("}]}", "}], \"where\": \"thinking\", \"set\": \"recall\"}");
+        List<CodingQuestions.Question> questions = read(plain + "\n" + recall);
+        assertThat(questions.get(0).set()).isEqualTo("original");
+        assertThat(questions.get(0).where()).isEmpty();
+        assertThat(questions.get(1).set()).isEqualTo("recall");
+        assertThat(questions.get(1).where()).isEqualTo("thinking");
     }
 
     private static List<CodingQuestions.Question> read(String text) throws Exception {
