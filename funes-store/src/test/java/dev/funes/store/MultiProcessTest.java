@@ -19,6 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -134,10 +136,12 @@ class MultiProcessTest {
             AtomicBoolean writing = new AtomicBoolean(true);
             AtomicReference<String> partial = new AtomicReference<>();
             AtomicInteger reads = new AtomicInteger();
+            CountDownLatch firstRead = new CountDownLatch(1);
             Thread reader = new Thread(() -> {
                 while (writing.get() && partial.get() == null) {
                     long n = store.stats().memories();
                     reads.incrementAndGet();
+                    firstRead.countDown();
                     if (n % size != 0) {
                         partial.set("saw " + n + " memories");
                     }
@@ -147,6 +151,8 @@ class MultiProcessTest {
                     String.valueOf(batches), String.valueOf(size))) {
                 child.await("READY", PATIENCE);
                 reader.start();
+                // The reader is counting before this process writes, whenever the scheduler runs it.
+                assertThat(firstRead.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).as("the reader read").isTrue();
                 for (int b = 0; b < batches; b++) {
                     store.addAll(WriterChild.batch("parent", b, size));
                 }

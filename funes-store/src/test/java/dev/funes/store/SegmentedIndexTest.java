@@ -29,12 +29,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 
@@ -53,6 +55,8 @@ class SegmentedIndexTest {
     private static final int CORPUS = 560;
     private static final int QUERIES = 40;
     private static final int K = 10;
+    /** How many additions apart the concurrency test stops the writer until a search has run. */
+    private static final int CHECKPOINT_EVERY = 120;
 
     private Embedder embedder;
     private int dimension;
@@ -542,6 +546,10 @@ class SegmentedIndexTest {
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicInteger searches = new AtomicInteger();
         Set<Integer> mergeCountsSeen = ConcurrentHashMap.newKeySet();
+        // Checkpoints: the writer lets the merges settle, opens a gate and waits until a search that
+        // began after it finished, so searches run at several merge states whatever the scheduling.
+        List<Integer> mergesAtCheckpoints = new CopyOnWriteArrayList<>();
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, options)) {
             Future<?> writer = pool.submit(() -> {
@@ -552,6 +560,13 @@ class SegmentedIndexTest {
                         if (id % 100 == 0) {
                             added.remove(id - 50); // first: a search that still sees it ran before the delete
                             index.delete(id - 50);
+                        }
+                        if (id % CHECKPOINT_EVERY == 0) {
+                            index.awaitMerges();
+                            mergesAtCheckpoints.add(index.mergesDone());
+                            CountDownLatch searched = new CountDownLatch(1);
+                            gate.set(searched);
+                            assertThat(searched.await(2, TimeUnit.MINUTES)).as("a search after checkpoint %d", id).isTrue();
                         }
                     }
                 } finally {
@@ -576,6 +591,8 @@ class SegmentedIndexTest {
                         if (!added.contains(id)) {
                             continue; // deleted meanwhile
                         }
+                        // The gate before the count: a search through a new gate sees that checkpoint's state.
+                        CountDownLatch passed = gate.get();
                         mergeCountsSeen.add(index.mergesDone());
                         try {
                             // Strict, whatever the graphs: every snapshot a search takes lists a part
@@ -598,6 +615,7 @@ class SegmentedIndexTest {
                             failures.add(e.toString());
                         }
                         searches.incrementAndGet();
+                        passed.countDown();
                     }
                     return null;
                 }));
@@ -616,7 +634,11 @@ class SegmentedIndexTest {
             assertThat(graphMisses.size() * 100).as("self-query misses %s of %d searches", graphMisses, searches.get())
                     .isLessThanOrEqualTo(searches.get());
             assertThat(index.mergesDone()).isGreaterThan(3);
-            assertThat(mergeCountsSeen.size()).as("searches ran between merges, not only before or after").isGreaterThan(2);
+            // Each checkpoint follows at least two seals, so a merge, after the one before it.
+            assertThat(mergesAtCheckpoints).as("merges done at the checkpoints").doesNotHaveDuplicates()
+                    .hasSize(CORPUS / CHECKPOINT_EVERY);
+            assertThat(mergeCountsSeen).as("searches ran between merges, not only before or after")
+                    .containsAll(mergesAtCheckpoints);
             Set<Long> live = new HashSet<>(added);
             assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.95);
         } finally {
