@@ -89,12 +89,11 @@ public final class Main implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** The version from the jar manifest, or "development" when run from classes. */
+    /** {@code funes VERSION}: the version the build stamped (see {@link FunesVersion}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String version = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"funes " + (version == null ? "development" : version)};
+            return new String[] {"funes " + FunesVersion.current()};
         }
     }
 }

@@ -72,9 +72,8 @@ final class McpCommand implements Callable<Integer> {
                     .callHandler((exchange, request) -> tools.call(tool.name(), request.arguments(), clientName(exchange)))
                     .build());
         }
-        String version = Main.class.getPackage().getImplementationVersion();
         return McpServer.sync(new StdioServerTransportProvider(json, in, out))
-                .serverInfo("funes", version == null ? "development" : version)
+                .serverInfo("funes", FunesVersion.current())
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .instructions("Funes is the memory of earlier coding-agent sessions. Search it before "
                         + "re-deciding something; remember decisions and conventions worth keeping.")

@@ -98,6 +98,11 @@ final class FunesProcess implements AutoCloseable {
         }
     }
 
+    /** Starts exactly {@code command} (e.g. the packaged jar's {@code java -cp ...}). */
+    static FunesProcess startCommand(List<String> command) throws IOException {
+        return new FunesProcess(List.copyOf(command));
+    }
+
     /** Runs {@code funes ARGS} to its end (at most {@code patience}) with stdin closed. */
     static FunesProcess run(Duration patience, String maxHeap, String... args) throws IOException, InterruptedException {
         FunesProcess p = start(maxHeap, args);

@@ -20,7 +20,8 @@ final class McpStdioClient {
         this.patience = patience;
     }
 
-    void initialize() throws IOException, InterruptedException {
+    /** Initializes the session and returns the server's answer ({@code serverInfo}, capabilities). */
+    JsonNode initialize() throws IOException, InterruptedException {
         ObjectNode params = HitJson.MAPPER.createObjectNode();
         params.put("protocolVersion", "2025-06-18");
         params.putObject("capabilities");
@@ -30,6 +31,7 @@ final class McpStdioClient {
         ObjectNode initialized = HitJson.MAPPER.createObjectNode();
         initialized.put("jsonrpc", "2.0").put("method", "notifications/initialized");
         server.send(initialized.toString());
+        return result;
     }
 
     JsonNode remember(String kind, String text) throws IOException, InterruptedException {
