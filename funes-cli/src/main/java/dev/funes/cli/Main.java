@@ -2,6 +2,7 @@ package dev.funes.cli;
 
 import dev.funes.FunesException;
 import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,6 +14,8 @@ import picocli.CommandLine.Command;
  * some input was skipped (the summary says what).
  */
 @Command(name = "funes",
+        // Inherited: every subcommand takes --help/-h and --version/-V (the CLI contract).
+        scope = CommandLine.ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Local, owned memory for coding agents, built from their session logs.",
@@ -22,7 +25,7 @@ import picocli.CommandLine.Command;
             SyncCommands.Push.class, SyncCommands.Pull.class,
             CommandLine.HelpCommand.class
         })
-public final class Main implements Runnable {
+public final class Main implements Callable<Integer> {
 
     /** Exit status when indexing finished but skipped some input. */
     static final int EXIT_PARTIAL = 3;
@@ -57,6 +60,14 @@ public final class Main implements Runnable {
      * @param err  where logs, progress and errors go
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        int status = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    /** The command line with its subcommands, writing to the given streams; not yet run. */
+    static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new Main());
         cli.setOut(out);
         cli.setErr(err);
@@ -67,10 +78,7 @@ public final class Main implements Runnable {
             }
             return 1;
         });
-        int status = cli.execute(args);
-        out.flush();
-        err.flush();
-        return status;
+        return cli;
     }
 
     /** The user-facing reason for a failure, on one line. */
@@ -84,9 +92,11 @@ public final class Main implements Runnable {
         return message.replace('\n', ' ').strip();
     }
 
+    /** {@code funes} alone names no command: bad usage, so the usage goes to stderr with status 2. */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return 2;
     }
 
     /** {@code funes VERSION}: the version the build stamped (see {@link FunesVersion}). */

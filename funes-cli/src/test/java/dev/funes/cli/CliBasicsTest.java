@@ -3,20 +3,98 @@ package dev.funes.cli;
 import static dev.funes.cli.CliTest.funes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
 
-/** What every command line tool should do: version, help, usage. No store involved. */
+/**
+ * What every command-line tool should do, per the CLI contract: {@code --help}/{@code -h} and
+ * {@code --version}/{@code -V} on every command, the real version, usage and status 2 for
+ * {@code funes} alone. No store involved.
+ */
 class CliBasicsTest {
 
     private static final String VERSION = System.getProperty("funes.project.version");
+    /** The contract's command names that exist today; scripts call them, so they stay. */
+    private static final List<String> CONTRACT_COMMANDS = List.of("demo", "index", "watch", "search", "why", "stats",
+            "check", "export", "import", "push", "pull", "mcp");
+
+    /** Every subcommand, read from the command line itself so that a new one is covered too. */
+    private static Map<String, CommandLine> subcommands() {
+        return Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()))
+                .getSubcommands();
+    }
 
     @Test
     void versionIsTheProjectVersionEvenFromAClassesFolder() {
         assertThat(VERSION).as("funes.project.version, set by the build").isNotBlank();
         // Tests run from target/classes: no jar manifest, so this is the version the build wrote.
         assertThat(FunesVersion.current()).isEqualTo(VERSION);
-        CliTest.Result result = funes("--version");
-        assertThat(result.status()).as(result.err()).isZero();
-        assertThat(result.out()).isEqualTo("funes " + VERSION + System.lineSeparator());
+        for (String option : List.of("--version", "-V")) {
+            CliTest.Result result = funes(option);
+            assertThat(result.status()).as(result.err()).isZero();
+            assertThat(result.out()).isEqualTo("funes " + VERSION + System.lineSeparator());
+        }
+    }
+
+    @Test
+    void theContractsCommandsAreAllThere() {
+        assertThat(subcommands().keySet()).containsAll(CONTRACT_COMMANDS);
+    }
+
+    @Test
+    void everyCommandShowsItsHelpWithEachOfItsOptionsOnHelpAndH() {
+        for (Map.Entry<String, CommandLine> command : subcommands().entrySet()) {
+            for (String option : List.of("--help", "-h")) {
+                String name = command.getKey();
+                CliTest.Result result = funes(name, option);
+                assertThat(result.status()).as("funes %s %s: %s", name, option, result.err()).isZero();
+                assertThat(result.err()).as("funes %s %s", name, option).isEmpty();
+                assertThat(result.out()).as("funes %s %s", name, option).contains("Usage: funes " + name);
+                for (OptionSpec spec : command.getValue().getCommandSpec().options()) {
+                    if (!spec.hidden()) {
+                        assertThat(result.out()).as("funes %s %s", name, option).contains(spec.longestName());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void everyCommandPrintsTheVersionOnVersionAndV() {
+        for (String name : subcommands().keySet()) {
+            if (name.equals("help")) {
+                continue; // picocli's help command: `funes help X` shows X's help; it has no version
+            }
+            for (String option : List.of("--version", "-V")) {
+                CliTest.Result result = funes(name, option);
+                assertThat(result.status()).as("funes %s %s: %s", name, option, result.err()).isZero();
+                assertThat(result.out()).as("funes %s %s", name, option)
+                        .isEqualTo("funes " + VERSION + System.lineSeparator());
+            }
+        }
+    }
+
+    @Test
+    void funesAloneIsBadUsageTheUsageGoesToStderrWithStatusTwo() {
+        CliTest.Result result = funes();
+        assertThat(result.status()).isEqualTo(2);
+        assertThat(result.out()).as("stdout is for results only").isEmpty();
+        assertThat(result.err()).contains("Usage: funes");
+        for (String command : CONTRACT_COMMANDS) {
+            assertThat(result.err()).as("the usage lists the commands").contains("  " + command + " ");
+        }
+    }
+
+    @Test
+    void anUnknownOptionOfACommandIsBadUsageWithThatCommandsUsage() {
+        CliTest.Result result = funes("index", "--no-such-option");
+        assertThat(result.status()).isEqualTo(2);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err()).contains("Unknown option: '--no-such-option'").contains("Usage: funes index");
     }
 }
