@@ -34,6 +34,17 @@ public record Memory(String id, MemoryKind kind, String text, Instant startedAt,
                      String agent, String project, String session, Provenance provenance,
                      Map<String, String> metadata) {
 
+    /** Metadata of a {@link MemoryKind#PASSAGE}: the id of the memory it is a passage of. */
+    public static final String PASSAGE_OF = "passageOf";
+
+    /**
+     * Metadata naming the {@link #contentHash() content hash} of another text whose embedding a
+     * store uses for this memory instead of embedding its own text, when it holds that embedding
+     * (else it embeds this memory's text): a tool output's passages are found by meaning through
+     * their exchange, by their words through their own text.
+     */
+    public static final String VECTOR_OF = "vectorOf";
+
     /** Validates the fields and copies the metadata. */
     public Memory {
         Objects.requireNonNull(id, "id");

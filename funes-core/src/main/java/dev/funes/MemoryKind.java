@@ -18,7 +18,14 @@ public enum MemoryKind {
     /** A documentation lookup and what was concluded from it. */
     LOOKUP,
     /** A note recorded explicitly through the API, the CLI or an agent tool. */
-    NOTE;
+    NOTE,
+    /**
+     * A few sentences or lines of everything an exchange's records hold in full (a request, an
+     * answer, thinking, a tool's input or output), headed by where they were said and citing the
+     * record that holds them. Searched like any memory; a search returns the memory it belongs to
+     * ({@link Memory#PASSAGE_OF} in its metadata) with the passage as the answer.
+     */
+    PASSAGE;
 
     /** The stable lower-case name of this kind, as used in JSON and on the command line. */
     public String label() {

@@ -98,7 +98,9 @@ public record SearchRequest(String query, int limit, String project, String agen
         if (session != null && !session.equals(memory.session())) {
             return false;
         }
-        if (!kinds.isEmpty() && !kinds.contains(memory.kind())) {
+        if (!kinds.isEmpty() && !kinds.contains(memory.kind())
+                // A passage stands for the exchange it belongs to.
+                && !(memory.kind() == MemoryKind.PASSAGE && kinds.contains(MemoryKind.EXCHANGE))) {
             return false;
         }
         if (after != null || before != null) {

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param project  the project (usually a working directory), or {@code null} when unknown
  * @param firstAt  time of the session's earliest memory, or {@code null} when its log had no times
  * @param lastAt   time of the session's latest memory, or {@code null}
- * @param memories how many stored memories belong to the session; at least 1
+ * @param memories how many stored memories belong to the session, not counting passages (the
+ *                 full content of its exchanges); at least 1
  */
 public record SessionInfo(String agent, String session, String project, Instant firstAt, Instant lastAt,
                           long memories) {

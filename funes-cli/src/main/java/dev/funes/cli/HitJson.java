@@ -53,6 +53,17 @@ final class HitJson {
         } else {
             node.putNull("source");
         }
+        Memory passage = hit.passage();
+        if (passage != null && passage.provenance() != null) {
+            ObjectNode p = node.putObject("passage");
+            p.put("text", hit.passageText());
+            p.put("context", passage.text().substring(0, passage.text().length() - hit.passageText().length()).strip());
+            p.put("lineStart", passage.provenance().lineStart());
+            p.put("lineEnd", passage.provenance().lineEnd());
+            p.put("byteStart", passage.provenance().byteStart());
+            p.put("byteEnd", passage.provenance().byteEnd());
+            p.put("id", passage.id());
+        }
         node.put("id", memory.id());
         node.put("project", memory.project());
         node.put("startedAt", memory.startedAt() == null ? null : memory.startedAt().toString());

@@ -37,6 +37,25 @@ final class HitText {
                     when == null ? "" : when.replace('T', ' ').replaceFirst("\\.\\d+Z$", "Z"),
                     memory.session() == null ? "" : "  session " + memory.session(),
                     String.format(Locale.ROOT, "  score %.4f", hit.score()));
+            if (hit.passage() != null && hit.passage().provenance() != null) {
+                // The answer first: the passage and the lines that hold it; the memory's range after.
+                out.println("   " + hit.passage().provenance()
+                        + (memory.provenance() == null ? "" : "  (in " + memory.provenance().lineStart()
+                        + "-" + memory.provenance().lineEnd() + ")"));
+                String context = hit.passage().text().substring(0,
+                        hit.passage().text().length() - hit.passageText().length()).strip();
+                if (!context.isEmpty()) {
+                    out.println("   \u2014 " + context);
+                }
+                if (full) {
+                    hit.passageText().strip().lines().forEach(line -> out.println("   " + line));
+                } else {
+                    preview(hit.passageText(), out);
+                }
+                out.println("   [" + hit.parts().explain() + "]");
+                out.println();
+                continue;
+            }
             if (memory.provenance() != null) {
                 out.println("   " + memory.provenance());
             }

@@ -245,7 +245,9 @@ final class McpTools {
     static ObjectNode compactHit(SearchHit hit) {
         Memory memory = hit.memory();
         ObjectNode node = MAPPER.createObjectNode();
-        String text = memory.text();
+        // The passage that answers, with the line saying where it was said: the agent's context
+        // gets the answer, not the whole exchange.
+        String text = hit.passage() != null ? hit.passage().text() : memory.text();
         if (text.length() > MAX_TEXT) {
             int cut = Character.isHighSurrogate(text.charAt(MAX_TEXT - 1)) ? MAX_TEXT - 1 : MAX_TEXT;
             node.put("text", text.substring(0, cut) + "…");
@@ -259,7 +261,7 @@ final class McpTools {
         node.put("project", memory.project());
         node.put("session", memory.session());
         node.put("timestamp", HitJson.timestamp(memory));
-        Provenance provenance = memory.provenance();
+        Provenance provenance = hit.cited();
         if (provenance != null) {
             ObjectNode source = node.putObject("source");
             source.put("path", provenance.source().toString());
@@ -269,6 +271,9 @@ final class McpTools {
             node.putNull("source");
         }
         node.put("id", memory.id());
+        if (hit.passage() != null) {
+            node.put("passage", true);
+        }
         return node;
     }
 

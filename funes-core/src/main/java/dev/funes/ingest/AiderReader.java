@@ -212,6 +212,8 @@ final class AiderReader {
         int replaceLines;
         final Set<String> searched = new java.util.HashSet<>();
         final List<String> added = new ArrayList<>();
+        /** The replacement text of the current edit, or the whole file written, in full (its passages). */
+        final StringBuilder content = new StringBuilder();
 
         Fence(Line open, String marker, Line pathAbove) {
             this.open = open;
@@ -233,7 +235,7 @@ final class AiderReader {
         this.file = file;
         this.sink = sink;
         this.problems = new Problems(file);
-        this.chunker = new Chunker(file, AiderFormat.NAME, ready::add);
+        this.chunker = new Chunker(file, AiderFormat.NAME, ready::add, PassageSink.wants(sink));
         Path name = file.getFileName();
         this.fileProject = name != null && AiderFormat.FILE_NAME.equals(name.toString()) && file.getParent() != null
                 ? file.getParent().toString() : null;
@@ -866,6 +868,7 @@ final class AiderReader {
                 fence = null;
             } else {
                 f.wholeLines++;
+                keep(f, line.text());
             }
             return;
         }
@@ -898,6 +901,7 @@ final class AiderReader {
             }
         } else {
             f.replaceLines++;
+            keep(f, line.text());
             if (!t.isEmpty() && !f.searched.contains(t) && f.added.size() < 2) {
                 f.added.add(t);
             }
@@ -916,6 +920,14 @@ final class AiderReader {
         f.replaceLines = 0;
         f.searched.clear();
         f.added.clear();
+        f.content.setLength(0);
+    }
+
+    /** Keeps a line of written content up to the passages' cap. */
+    private static void keep(Fence f, String text) {
+        if (f.content.length() < Passages.MAX_CONTENT_CHARS) {
+            f.content.append(text).append('\n');
+        }
     }
 
     private void endEdit(Fence f) {
@@ -926,7 +938,7 @@ final class AiderReader {
             label.append(" | ").append(a);
         }
         chunker.toolCall(rec(f.editFirst, f.editCited), "reply:" + replyStart, editId(path), "edit",
-                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS));
+                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS), f.content.toString());
         answered();
         f.section = 0;
         f.editFirst = null;
@@ -938,7 +950,7 @@ final class AiderReader {
                 : f.lastCited != null ? f.lastCited : f.open;
         chunker.toolCall(rec(f.pathAbove, last), "reply:" + replyStart, editId(path), "write",
                 Text.oneLine("[write] " + path + " (" + f.wholeLines + (f.wholeLines == 1 ? " line)" : " lines)"),
-                        ToolRender.LABEL_CHARS));
+                        ToolRender.LABEL_CHARS), f.content.toString());
         answered();
     }
 

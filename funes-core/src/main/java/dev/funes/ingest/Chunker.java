@@ -27,6 +27,9 @@ import java.util.function.Consumer;
  */
 final class Chunker {
 
+    /** For the evaluation: embed tool outputs' passages too, instead of using their exchange's vector. */
+    private static final boolean EMBED_OUTPUTS = Boolean.getBoolean("funes.passages.embedOutputs");
+
     /** Most lines one memory cites: a hit must point at something a person can read at once. */
     static final int MAX_LINES = 40;
     /** Most characters of one memory's text: a few paragraphs, well past an embedder's window. */
@@ -50,6 +53,20 @@ final class Chunker {
 
     private enum EntryKind { REQUEST, TEXT, THINKING, CALL, RESULT, MARKER }
 
+    /**
+     * One record's whole contribution, before any rendering shortened it: what becomes the
+     * exchange's passages.
+     *
+     * @param header  what heads each of its passages: who or which tool, and the date
+     * @param context the request it answers, or null; shortened only after redaction
+     * @param text    the full text
+     * @param output  whether it is a tool's output, found by meaning through its exchange's
+     *                embedding rather than one of its own
+     * @param rec    the record holding it
+     */
+    private record Piece(String header, String context, String text, Rec rec, boolean output) {
+    }
+
     /** One rendered piece of a part. */
     private static final class Entry {
         final EntryKind kind;
@@ -63,6 +80,8 @@ final class Chunker {
         String toolLabel;
         /** Whether this call ran Funes itself: its result is not remembered. */
         boolean self;
+        /** The full content of the records this entry renders. */
+        final List<Piece> pieces = new ArrayList<>(1);
 
         Entry(EntryKind kind, Rec r, String messageId, String text) {
             this.kind = kind;
@@ -128,7 +147,7 @@ final class Chunker {
 
     /** A closed part, waiting for its exchange to end. */
     private record Closed(String text, int lineStart, int lineEnd, long byteStart, long byteEnd,
-                          List<String> recordIds, Instant startedAt, Instant endedAt) {
+                          List<String> recordIds, Instant startedAt, Instant endedAt, List<Piece> pieces) {
     }
 
     /** One request and what the agent did about it. */
@@ -156,6 +175,7 @@ final class Chunker {
     private final Path file;
     private final String agent;
     private final Consumer<Memory> out;
+    private final boolean passages;
     private Exchange main;
     private Exchange side;
     private boolean onSide;
@@ -166,9 +186,19 @@ final class Chunker {
      * @param out   receives each memory once its exchange has ended
      */
     Chunker(Path file, String agent, Consumer<Memory> out) {
+        this(file, agent, out, false);
+    }
+
+    /**
+     * @param passages whether each exchange memory is followed by its pieces: one
+     *                 {@link MemoryKind#PASSAGE} memory per record holding its full content (cut
+     *                 into passages by {@link Passages#split} after redaction)
+     */
+    Chunker(Path file, String agent, Consumer<Memory> out, boolean passages) {
         this.file = file;
         this.agent = agent;
         this.out = out;
+        this.passages = passages;
     }
 
     // ---- events, in file order ---------------------------------------------------------------
@@ -231,7 +261,9 @@ final class Chunker {
             ex.annotations.put(Privacy.DIRECTIVE_KEY, "true");
         }
         setCurrent(ex);
-        add(ex, r, new Entry(EntryKind.REQUEST, r, null, label + Text.headTail(text, REQUEST_CHARS)));
+        Entry e = new Entry(EntryKind.REQUEST, r, null, label + Text.headTail(text, REQUEST_CHARS));
+        piece(e, ex, label.strip().replace(":", ""), text, r);
+        add(ex, r, e);
         return (onSide ? main : side) == null;
     }
 
@@ -239,29 +271,43 @@ final class Chunker {
     void text(Rec r, String messageId, String text) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        String body = Text.headTail(Text.clean(Privacy.strip(text)), TEXT_CHARS);
+        String full = Text.clean(Privacy.strip(text));
+        String body = Text.headTail(full, TEXT_CHARS);
         Entry last = lastEntry(ex);
         if (last != null && last.kind == EntryKind.TEXT && messageId.equals(last.messageId)
                 && last.text.length() + 1 + body.length() <= TEXT_CHARS + "Assistant: ".length()
                 && fits(ex.open, r.lastLine(), body.length() + 1)) {
             last.text.append('\n').append(body);
             last.extendTo(r);
+            piece(last, ex, "Assistant", full, r);
             ex.open.observe(r, true);
             return;
         }
-        add(ex, r, new Entry(EntryKind.TEXT, r, messageId, "Assistant: " + body));
+        Entry e = new Entry(EntryKind.TEXT, r, messageId, "Assistant: " + body);
+        piece(e, ex, "Assistant", full, r);
+        add(ex, r, e);
     }
 
     /** A thinking block of an assistant message. */
     void thinking(Rec r, String messageId, String text) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        add(ex, r, new Entry(EntryKind.THINKING, r, messageId,
-                "Thinking: " + Text.headTail(Text.clean(Privacy.strip(text)), THINKING_CHARS)));
+        String full = Text.clean(Privacy.strip(text));
+        Entry e = new Entry(EntryKind.THINKING, r, messageId, "Thinking: " + Text.headTail(full, THINKING_CHARS));
+        piece(e, ex, "Thinking", full, r);
+        add(ex, r, e);
     }
 
     /** A tool call; its result, when it comes, is joined to it by {@code toolUseId}. */
     void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label) {
+        toolCall(r, messageId, toolUseId, toolName, label, null);
+    }
+
+    /**
+     * A tool call with its input in full (a written file's content, an edit's strings, a patch,
+     * a whole command), which its passages hold when it says more than the label.
+     */
+    void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label, String input) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
         label = Privacy.strip(label);
@@ -269,6 +315,9 @@ final class Chunker {
         e.toolName = toolName;
         e.toolLabel = label;
         e.self = Privacy.isSelfCall(toolName, label);
+        if (input != null && !label.contains(input.strip())) {
+            piece(e, ex, label, Privacy.strip(input), r);
+        }
         add(ex, r, e);
         if (toolUseId != null) {
             ex.calls.put(toolUseId, e);
@@ -283,11 +332,15 @@ final class Chunker {
     void toolResult(Rec r, String toolUseId, String content, boolean error) {
         Exchange ex = exchangeFor(r);
         Entry call = toolUseId == null ? null : ex.calls.remove(toolUseId);
-        String result = call != null && call.self ? Privacy.SELF_RESULT
-                : ToolRender.result(call == null ? null : call.toolName, Privacy.strip(content), error);
+        boolean self = call != null && call.self;
+        String full = self ? null : Privacy.strip(content);
+        String result = self ? Privacy.SELF_RESULT
+                : ToolRender.result(call == null ? null : call.toolName, full, error);
+        String about = call != null ? "Result of " + call.toolLabel : "Tool result";
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
             if (fits(p, r.lastLine(), result.length() + 3)) {
+                piece(call, ex, (error ? "Error of " : "") + about, full, r);
                 attach(p, call, r, result);
                 return;
             }
@@ -296,12 +349,14 @@ final class Chunker {
                 k--;
             }
             if (moveTailToNewPart(ex, k, r, result.length() + 3)) {
+                piece(call, ex, (error ? "Error of " : "") + about, full, r);
                 attach(ex.open, call, r, result);
                 return;
             }
         }
-        String about = call != null ? "Result of " + call.toolLabel + " \u2192 " : "Tool result \u2192 ";
-        add(ex, r, new Entry(EntryKind.RESULT, r, null, about + result));
+        Entry e = new Entry(EntryKind.RESULT, r, null, about + " \u2192 " + result);
+        piece(e, ex, (error ? "Error of " : "") + about, full, r);
+        add(ex, r, e);
     }
 
     /** A mark in the current exchange, such as an interruption; ignored outside any exchange. */
@@ -323,7 +378,9 @@ final class Chunker {
         text = Privacy.strip(text);
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        add(ex, r, new Entry(EntryKind.MARKER, r, null, text));
+        Entry e = new Entry(EntryKind.MARKER, r, null, text);
+        piece(e, ex, "Output", text, r);
+        add(ex, r, e);
     }
 
     /** Ends every open exchange; call once at the end of the file. */
@@ -453,7 +510,11 @@ final class Chunker {
             text.append(e.text).append('\n');
         }
         String body = Text.headTail(text.toString().strip(), MAX_CHARS);
-        ex.closed.add(new Closed(body, lineStart, lineEnd, byteStart, byteEnd, ids, startedAt, endedAt));
+        List<Piece> pieces = new ArrayList<>();
+        for (Entry e : p.entries) {
+            pieces.addAll(e.pieces);
+        }
+        ex.closed.add(new Closed(body, lineStart, lineEnd, byteStart, byteEnd, ids, startedAt, endedAt, pieces));
     }
 
     private void finish(Exchange ex) {
@@ -478,9 +539,46 @@ final class Chunker {
             b.metadata("sidechain", ex.sidechain ? "true" : null)
                     .metadata("part", n > 1 ? (i + 1) + "/" + n : null)
                     .metadata("requestLine", i > 0 && ex.context != null ? String.valueOf(ex.requestLine) : null);
-            out.accept(b.build());
+            Memory memory = b.build();
+            out.accept(memory);
+            for (Piece piece : c.pieces()) {
+                out.accept(piece(memory, ex, piece));
+            }
         }
         ex.closed.clear();
+    }
+
+    /** Keeps the full content of a record an entry renders, when passages are wanted and it holds any. */
+    private void piece(Entry e, Exchange ex, String header, String text, Rec r) {
+        if (passages && text != null && text.strip().length() >= Passages.MIN_CHARS) {
+            String date = r.time() == null ? null : r.time().toString().substring(0, 10);
+            boolean conversation = e.kind == EntryKind.REQUEST || e.kind == EntryKind.TEXT
+                    || e.kind == EntryKind.THINKING || e.kind == EntryKind.MARKER;
+            // A tool's input or output is headed by the tool and its key input alone, so the same
+            // output read again has the same passages: embedded once, cited from each place.
+            String full = !conversation ? header : header + (date == null ? "" : " \u00b7 " + date);
+            boolean output = header.startsWith("Result of ") || header.startsWith("Error of ")
+                    || header.equals("Tool result");
+            e.pieces.add(new Piece(full, conversation && e.kind != EntryKind.REQUEST ? ex.context : null, text, r,
+                    output && !EMBED_OUTPUTS));
+        }
+    }
+
+    /** The memory holding a piece whole, handed on to be redacted and cut into passages. */
+    private Memory piece(Memory of, Exchange ex, Piece piece) {
+        Rec r = piece.rec();
+        return Memory.builder(MemoryKind.PASSAGE, agent, piece.text())
+                .time(r.time(), r.time())
+                .project(of.project())
+                .session(of.session())
+                .provenance(new Provenance(file, r.line(), r.lastLine(), r.start(), r.end(),
+                        r.id() == null ? List.of() : List.of(r.id())))
+                .metadata(Memory.PASSAGE_OF, of.id())
+                .metadata(Passages.HEADER_KEY, piece.header())
+                .metadata(Passages.CONTEXT_KEY, piece.context())
+                .metadata(Passages.OUTPUT_KEY, piece.output() ? "true" : null)
+                .metadata("sidechain", ex.sidechain ? "true" : null)
+                .build();
     }
 
     // ---- chains ------------------------------------------------------------------------------

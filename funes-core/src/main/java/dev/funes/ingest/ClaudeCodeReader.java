@@ -57,7 +57,7 @@ final class ClaudeCodeReader extends JsonLinesReader {
 
     ClaudeCodeReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
-        this.chunker = new Chunker(file, ClaudeCodeFormat.NAME, this::emit);
+        this.chunker = new Chunker(file, ClaudeCodeFormat.NAME, this::emit, PassageSink.wants(sink));
         String name = file.getFileName() == null ? "" : file.getFileName().toString();
         this.stem = name.endsWith(".jsonl") ? name.substring(0, name.length() - ".jsonl".length()) : name;
         Path parent = file.getParent();
@@ -255,7 +255,8 @@ final class ClaudeCodeReader extends JsonLinesReader {
                         if (toolId == null || messageBlocks.add("tool_use:" + toolId)) {
                             String name = text(block, "name");
                             name = Text.isBlank(name) ? "tool" : name;
-                            chunker.toolCall(rec, id, toolId, name, ToolRender.call(name, block.get("input"), rec.cwd()));
+                            chunker.toolCall(rec, id, toolId, name, ToolRender.call(name, block.get("input"), rec.cwd()),
+                                    ToolRender.input(block.get("input")));
                             used = true;
                         }
                     }

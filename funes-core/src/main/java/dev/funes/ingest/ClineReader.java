@@ -81,7 +81,7 @@ final class ClineReader extends JsonDocReader {
 
     ClineReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
-        this.chunker = new Chunker(file, ClineFormat.NAME, this::emit);
+        this.chunker = new Chunker(file, ClineFormat.NAME, this::emit, PassageSink.wants(sink));
         Path folder = file.getParent();
         this.session = folder != null && folder.getFileName() != null ? folder.getFileName().toString() : "cline";
         // Cline names a task after the time it started, in milliseconds.
@@ -443,7 +443,7 @@ final class ClineReader extends JsonDocReader {
             }
             return;
         }
-        chunker.toolCall(rec, messageId, callId, name, ToolRender.call(name, input, project));
+        chunker.toolCall(rec, messageId, callId, name, ToolRender.call(name, input, project), ToolRender.input(input));
     }
 
     /** Reads the project and its git commit and branch (into {@code git}) from injected environment details. */

@@ -79,7 +79,7 @@ final class CodexReader extends JsonLinesReader {
 
     CodexReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
-        this.chunker = new Chunker(file, CodexFormat.NAME, this::emit);
+        this.chunker = new Chunker(file, CodexFormat.NAME, this::emit, PassageSink.wants(sink));
         String name = file.getFileName() == null ? "" : file.getFileName().toString();
         Matcher id = ROLLOUT_ID.matcher(name);
         this.nameSession = id.find() ? id.group(1) : name.replaceFirst("\\.jsonl$", "");
@@ -527,7 +527,7 @@ final class CodexReader extends JsonLinesReader {
         } else {
             label = ToolRender.call(name, input, cwd);
         }
-        chunker.toolCall(rec, "response:" + response, callId, name, label);
+        chunker.toolCall(rec, "response:" + response, callId, name, label, ToolRender.input(input));
         lastKey = null;
     }
 

@@ -51,7 +51,12 @@ final class GeminiReader {
 
     /** One piece of a message, ready for the chunker. */
     private record Piece(Kind kind, JsonDoc.Span span, Instant time, String text, String callId, String tool,
-                         JsonDoc.Span resultSpan, String result, boolean error) {
+                         JsonDoc.Span resultSpan, String result, boolean error, String input) {
+
+        Piece(Kind kind, JsonDoc.Span span, Instant time, String text, String callId, String tool,
+              JsonDoc.Span resultSpan, String result, boolean error) {
+            this(kind, span, time, text, callId, tool, resultSpan, result, error, null);
+        }
     }
 
     private enum Kind { REQUEST, COMMAND, TEXT, THINKING, CALL, MARKER }
@@ -75,12 +80,12 @@ final class GeminiReader {
         String parentSession;
         final Runnable skip;
 
-        Session(Path file, Problems problems, Consumer<Memory> emit, Runnable skip) {
+        Session(Path file, Problems problems, Consumer<Memory> emit, Runnable skip, boolean passages) {
             this.file = file;
             this.problems = problems;
             this.emit = emit;
             this.skip = skip;
-            this.chunker = new Chunker(file, GeminiFormat.NAME, emit);
+            this.chunker = new Chunker(file, GeminiFormat.NAME, emit, passages);
             Path parent = file.getParent();
             // Sub-agent recordings live in chats/<parent session>/<id>.jsonl.
             if (parent != null && parent.getFileName() != null && !"chats".equals(parent.getFileName().toString())
@@ -249,7 +254,7 @@ final class GeminiReader {
             }
             String id = Json.nonBlank(call, "id");
             return new Piece(Kind.CALL, spans.capped(callSpan), at != null ? at : time, label, id == null ? "call:" + label : id,
-                    name, spans.capped(resultSpan), output.toString(), error);
+                    name, spans.capped(resultSpan), output.toString(), error, ToolRender.input(call.get("args")));
         }
 
         /** Hands a message's pieces to the chunker. */
@@ -264,7 +269,7 @@ final class GeminiReader {
                     case THINKING -> chunker.thinking(rec, messageId, p.text());
                     case MARKER -> chunker.marker(rec, p.text());
                     case CALL -> {
-                        chunker.toolCall(rec, messageId, p.callId(), p.tool(), p.text());
+                        chunker.toolCall(rec, messageId, p.callId(), p.tool(), p.text(), p.input());
                         chunker.toolResult(rec(p.resultSpan(), message.id(), p.time()), p.callId(), p.result(), p.error());
                     }
                     default -> {
@@ -335,7 +340,7 @@ final class GeminiReader {
 
         Document(Path file, Consumer<Memory> sink) {
             super(file, sink);
-            this.session = new Session(file, problems, this::emit, () -> skipped++);
+            this.session = new Session(file, problems, this::emit, () -> skipped++, PassageSink.wants(sink));
         }
 
         @Override
@@ -452,7 +457,7 @@ final class GeminiReader {
 
         Lines(Path file, Consumer<Memory> sink) {
             super(file, sink);
-            this.session = new Session(file, problems, this::emit, this::skip);
+            this.session = new Session(file, problems, this::emit, this::skip, PassageSink.wants(sink));
         }
 
         @Override

@@ -30,9 +30,11 @@ final class GenericReader extends JsonLinesReader {
     private String project;
     private Chunker current;
     private int calls;
+    private final boolean passages;
 
     GenericReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
+        this.passages = PassageSink.wants(sink);
         String name = file.getFileName() == null ? "" : file.getFileName().toString();
         this.stem = name.replaceFirst("\\.jsonl$", "");
     }
@@ -124,7 +126,7 @@ final class GenericReader extends JsonLinesReader {
                 String label = args != null && args.isTextual()
                         ? Text.oneLine("[" + name + "] " + args.asText(), ToolRender.LABEL_CHARS)
                         : ToolRender.call(name, args, project);
-                chunker.toolCall(rec, messageId, id, name, label);
+                chunker.toolCall(rec, messageId, id, name, label, ToolRender.input(args));
                 used = true;
             }
         }
@@ -150,7 +152,7 @@ final class GenericReader extends JsonLinesReader {
 
     /** A chunker for the current agent name; switching agents ends the other agent's exchange. */
     private Chunker chunker() {
-        Chunker c = chunkers.computeIfAbsent(agent, name -> new Chunker(file, name, this::emit));
+        Chunker c = chunkers.computeIfAbsent(agent, name -> new Chunker(file, name, this::emit, passages));
         if (current != null && current != c) {
             current.finishAll();
         }

@@ -137,6 +137,7 @@ public final class Indexer {
     private final Clock clock;
     private final MemoryRedactor redactor;
     private final Classifier classifier;
+    private final boolean passages;
 
     private Indexer(Builder b) {
         this.store = b.store;
@@ -146,6 +147,7 @@ public final class Indexer {
         this.clock = b.clock;
         this.redactor = new MemoryRedactor(b.redactor != null ? b.redactor : Redactor.standard());
         this.classifier = b.classify ? new Classifier() : null;
+        this.passages = b.passages;
     }
 
     /** A builder of an indexer writing to {@code store}. */
@@ -857,7 +859,7 @@ public final class Indexer {
     }
 
     /** The sink a format writes to: memories go to the store in batches. */
-    private final class Batches implements Consumer<Memory> {
+    private final class Batches implements PassageSink {
         final Run run;
         final FileJob job;
         /** How this read goes: from the start, or from a resume point. */
@@ -869,6 +871,11 @@ public final class Indexer {
         final Set<String> ids = new HashSet<>();
         /** The first byte each memory cites, by id: which of them the next resume point replaces. */
         final Map<String, Long> starts = new java.util.HashMap<>();
+        /** The id (before redaction) and stored content hash of the last memory that was not a piece. */
+        private String lastId;
+        private String lastHash;
+        /** Ids of exchanges that redaction changed, by their id before it: what their passages name. */
+        private final Map<String, String> renamed = new java.util.HashMap<>();
         /** Whether the file was indexed before: a memory read again may differ from its stored version. */
         final boolean again;
         /** What the store did with this read's batches so far; written by the write thread. */
@@ -884,6 +891,11 @@ public final class Indexer {
         }
 
         @Override
+        public boolean passages() {
+            return passages;
+        }
+
+        @Override
         public void accept(Memory memory) {
             if (memory != null && memory.metadata().containsKey(Privacy.DIRECTIVE_KEY)) {
                 throw new DirectiveSeen();
@@ -891,8 +903,18 @@ public final class Indexer {
             if (job.writes.failure() != null || run.writes.fatal() != null) {
                 throw new WritesFailed();
             }
+            Objects.requireNonNull(memory, "memory");
+            if (memory.kind() == MemoryKind.PASSAGE && memory.metadata().containsKey(Passages.HEADER_KEY)) {
+                passages(memory);
+                return;
+            }
             // The store sees only redacted memories, and the ids it keeps are theirs.
-            Memory redacted = run.redactor.redact(Objects.requireNonNull(memory, "memory"), run.redactions);
+            Memory redacted = run.redactor.redact(memory, run.redactions);
+            if (!redacted.id().equals(memory.id())) {
+                renamed.put(memory.id(), redacted.id());
+            }
+            lastId = memory.id();
+            lastHash = redacted.contentHash();
             batch.add(redacted);
             ids.add(redacted.id());
             long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
@@ -909,6 +931,40 @@ public final class Indexer {
                     starts.put(d.id(), start);
                     memories++;
                 }
+            }
+            if (batch.size() >= run.batchLimit(batchSize)) {
+                flush(null);
+            }
+        }
+
+        /**
+         * A piece of an exchange (one record's full content): redacted whole, then cut into
+         * passages that name the exchange by the id it is stored under.
+         */
+        private void passages(Memory piece) {
+            String of = piece.metadata().get(Memory.PASSAGE_OF);
+            String stored = of == null ? null : renamed.get(of);
+            // A tool output's passages use the vector of their exchange, which precedes them.
+            String vectorOf = piece.metadata().containsKey(Passages.OUTPUT_KEY) && of != null && of.equals(lastId)
+                    ? lastHash : null;
+            if (stored != null || vectorOf != null) {
+                Map<String, String> metadata = new java.util.TreeMap<>(piece.metadata());
+                if (stored != null) {
+                    metadata.put(Memory.PASSAGE_OF, stored);
+                }
+                if (vectorOf != null) {
+                    metadata.put(Memory.VECTOR_OF, vectorOf);
+                }
+                piece = new Memory(piece.id(), piece.kind(), piece.text(), piece.startedAt(), piece.endedAt(),
+                        piece.agent(), piece.project(), piece.session(), piece.provenance(), metadata);
+            }
+            Memory redacted = run.redactor.redact(piece, run.redactions);
+            long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
+            for (Memory passage : PassageBytes.narrow(Passages.split(redacted))) {
+                batch.add(passage);
+                ids.add(passage.id());
+                starts.put(passage.id(), start); // its record's first byte, as its exchange's
+                memories++;
             }
             if (batch.size() >= run.batchLimit(batchSize)) {
                 flush(null);
@@ -1016,6 +1072,7 @@ public final class Indexer {
         private Clock clock = Clock.systemUTC();
         private Redactor redactor;
         private boolean classify = true;
+        private boolean passages = true;
 
         private Builder(MemoryStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -1085,6 +1142,18 @@ public final class Indexer {
          */
         public Builder classify(boolean classify) {
             this.classify = classify;
+            return this;
+        }
+
+        /**
+         * Whether the whole content of each exchange's records (requests, answers, thinking, tool
+         * inputs and outputs up to 1 MiB a record) is stored as {@link MemoryKind#PASSAGE}
+         * memories beside the exchange's compact rendering, each citing its record, so that
+         * searches find what the rendering shortened. Default: on. Off, a store holds the
+         * renderings only: smaller and faster to build, but words the rendering cut are not found.
+         */
+        public Builder passages(boolean passages) {
+            this.passages = passages;
             return this;
         }
 

@@ -33,7 +33,7 @@ final class OpenHandsReader extends JsonDocReader {
 
     OpenHandsReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
-        this.chunker = new Chunker(file, OpenHandsFormat.NAME, this::emit);
+        this.chunker = new Chunker(file, OpenHandsFormat.NAME, this::emit, PassageSink.wants(sink));
         String name = file.getFileName() == null ? "openhands" : file.getFileName().toString();
         this.session = name.replaceFirst("\\.json$", "");
     }
@@ -158,7 +158,7 @@ final class OpenHandsReader extends JsonDocReader {
                 if (thought != null) {
                     chunker.thinking(rec, callId, thought);
                 }
-                chunker.toolCall(rec, callId, callId, action, label(action, args));
+                chunker.toolCall(rec, callId, callId, action, label(action, args), ToolRender.input(args));
             }
         }
     }

@@ -49,7 +49,7 @@ final class SweAgentReader extends JsonDocReader {
 
     SweAgentReader(Path file, Consumer<Memory> sink) {
         super(file, sink);
-        this.chunker = new Chunker(file, SweAgentFormat.NAME, this::emit);
+        this.chunker = new Chunker(file, SweAgentFormat.NAME, this::emit, PassageSink.wants(sink));
         String name = file.getFileName() == null ? "swe-agent" : file.getFileName().toString();
         this.session = name.replaceFirst("\\.(traj|json)$", "");
     }
@@ -201,7 +201,7 @@ final class SweAgentReader extends JsonDocReader {
                 String label = args != null && args.isTextual()
                         ? Text.oneLine("[" + name + "] " + args.asText(), ToolRender.LABEL_CHARS)
                         : ToolRender.call(name, args, project);
-                chunker.toolCall(rec, messageId, callId, name, label);
+                chunker.toolCall(rec, messageId, callId, name, label, ToolRender.input(args));
             }
             return;
         }
@@ -210,7 +210,7 @@ final class SweAgentReader extends JsonDocReader {
             String callId = "action:" + (++actions);
             pending.add(callId);
             String name = action.strip().split("\\s", 2)[0];
-            chunker.toolCall(rec, messageId, callId, COMMANDS.contains(name) ? name : "bash", label(action));
+            chunker.toolCall(rec, messageId, callId, COMMANDS.contains(name) ? name : "bash", label(action), action);
         } else if (Text.isBlank(said)) {
             chunker.passive(rec);
         }

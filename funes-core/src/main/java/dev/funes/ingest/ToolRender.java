@@ -65,6 +65,34 @@ final class ToolRender {
     }
 
     /**
+     * Everything a tool call's input says that a search may need, in full: the content of a
+     * written file, both strings of an edit, a patch, a whole command or prompt; for any other tool
+     * every string value of its input, each on its own lines. Numbers, booleans and field names
+     * add nothing one would search for and are left out. Empty when the input holds no text.
+     */
+    static String input(JsonNode input) {
+        StringBuilder s = new StringBuilder();
+        strings(input, s, 0);
+        return s.toString().strip();
+    }
+
+    private static void strings(JsonNode node, StringBuilder s, int depth) {
+        if (node == null || depth > 16) {
+            return;
+        }
+        if (node.isTextual()) {
+            String v = node.asText();
+            if (!Text.isBlank(v)) {
+                s.append(s.length() == 0 ? "" : "\n\n").append(v);
+            }
+        } else if (node.isContainerNode()) {
+            for (JsonNode child : node) {
+                strings(child, s, depth + 1);
+            }
+        }
+    }
+
+    /**
      * {@code ok: ...} or {@code error: ...} with the output's first and last lines; successful
      * reads are reduced to their line count and successful edits to {@code ok}, since the file
      * itself is not what one searches a memory for.

@@ -32,7 +32,7 @@ class IndexerClassifyTest {
     @Test
     void derivedMemoriesAreStoredWithTheirExchangeWithoutTheSecret() {
         InMemoryStore store = new InMemoryStore();
-        IndexReport report = Indexer.builder(store).build().index(List.of(session()));
+        IndexReport report = Indexer.builder(store).passages(false).build().index(List.of(session()));
 
         assertThat(report.problems()).isEmpty();
         Memory exchange = store.all().stream().filter(m -> m.kind() == MemoryKind.EXCHANGE).findFirst().orElseThrow();
@@ -55,7 +55,7 @@ class IndexerClassifyTest {
     @Test
     void readingTheLogAgainKeepsTheDerivedMemories() throws Exception {
         InMemoryStore store = new InMemoryStore();
-        Indexer indexer = Indexer.builder(store).build();
+        Indexer indexer = Indexer.builder(store).passages(false).build();
         Path log = session();
         indexer.index(List.of(log));
         List<String> before = store.all().stream().map(Memory::id).sorted().toList();
@@ -73,7 +73,7 @@ class IndexerClassifyTest {
     @Test
     void classificationCanBeTurnedOff() {
         InMemoryStore store = new InMemoryStore();
-        Indexer.builder(store).classify(false).build().index(List.of(session()));
+        Indexer.builder(store).passages(false).classify(false).build().index(List.of(session()));
         assertThat(store.all()).extracting(Memory::kind).containsOnly(MemoryKind.EXCHANGE);
     }
 

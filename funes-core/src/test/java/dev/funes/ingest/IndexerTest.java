@@ -68,8 +68,9 @@ class IndexerTest {
         store = new InMemoryStore();
     }
 
+    /** Without passages: these tests count exchanges and batches; PassagesTest covers passages. */
     private Indexer.Builder indexer() {
-        return Indexer.builder(store).clock(Clock.fixed(NOW, ZoneOffset.UTC));
+        return Indexer.builder(store).clock(Clock.fixed(NOW, ZoneOffset.UTC)).passages(false);
     }
 
     /** Records listener calls as strings. */

@@ -85,6 +85,10 @@ public final class FunesContentRetriever implements ContentRetriever {
             if (filter != null && !filter.test(segment.metadata())) {
                 continue;
             }
+            if (hit.passage() != null) {
+                // The passage that answers is the segment's text; the metadata stays the memory's.
+                segment = TextSegment.from(hit.passage().text(), segment.metadata());
+            }
             contents.add(Content.from(segment, Map.of(ContentMetadata.SCORE, hit.score(),
                     ContentMetadata.EMBEDDING_ID, hit.memory().id())));
             if (contents.size() == maxResults) {

@@ -102,7 +102,7 @@ final class CallerVectors implements StoreVectors {
                         }
                         added.add(new SegmentedIndex.Entry(vectorId, vector));
                     }
-                    Rows.bindMemory(insertMemory, m, vectorId, now);
+                    Rows.bindMemory(insertMemory, m, m.contentHash(), vectorId, now);
                     insertMemory.setString(16, key); // content_hash names the vector, not the text
                     insertMemory.executeUpdate();
                     store.inserted(m);

@@ -74,7 +74,8 @@ final class Rows {
     }
 
     /** Binds the 19 parameters of {@link #INSERT_MEMORY}; the last is the text's {@link Terms}. */
-    static void bindMemory(PreparedStatement ps, Memory m, long vectorId, Instant now) throws SQLException {
+    static void bindMemory(PreparedStatement ps, Memory m, String contentHash, long vectorId, Instant now)
+            throws SQLException {
         ps.setString(1, m.id());
         ps.setString(2, m.kind().label());
         ps.setString(3, m.text());
@@ -97,7 +98,7 @@ final class Rows {
             ps.setString(14, json(p.recordIds()));
         }
         ps.setString(15, json(m.metadata()));
-        ps.setString(16, m.contentHash());
+        ps.setString(16, contentHash);
         ps.setLong(17, vectorId);
         ps.setString(18, instant(now));
         ps.setString(19, Terms.of(m.text()));

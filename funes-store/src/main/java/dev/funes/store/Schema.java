@@ -268,7 +268,14 @@ final class Schema {
                     "CREATE TRIGGER fts_rewrites_delete AFTER DELETE ON memories BEGIN"
                             + " UPDATE fts_rewrites SET n = n + 1; END",
                     "CREATE TRIGGER fts_rewrites_update AFTER UPDATE OF text, terms ON memories BEGIN"
-                            + " UPDATE fts_rewrites SET n = n + 1; END")));
+                            + " UPDATE fts_rewrites SET n = n + 1; END")),
+            // Passages (the whole content of every record, MemoryKind.PASSAGE) are written by the
+            // indexer beside the exchanges. A store built before them holds renderings only: its
+            // checkpoints are reset to "nothing read", so the next index reads every log again from
+            // its start; the exchanges read again have the same ids (unchanged), their passages are
+            // added. Logs deleted since keep their renderings.
+            new Migration(8, "passages: every log is read again by the next index, to add its passages", List.of(
+                    "UPDATE sources SET indexed_bytes = 0, indexed_lines = 0, resume = '' WHERE format <> 'funes:ignore'")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

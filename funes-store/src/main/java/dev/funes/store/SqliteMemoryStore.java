@@ -482,6 +482,11 @@ final class SqliteMemoryStore implements MemoryStore {
                             continue;
                         }
                         candidates.add(m);
+                        String shared = m.metadata().get(Memory.VECTOR_OF);
+                        if (shared != null && (embeddings.containsKey(shared) || missing.containsKey(shared)
+                                || exists(vectorExists, shared))) {
+                            continue; // uses the vector of another text, stored or embedded in this call
+                        }
                         String hash = m.contentHash();
                         if (!embeddings.containsKey(hash) && !missing.containsKey(hash) && !exists(vectorExists, hash)) {
                             missing.put(hash, m.text());
@@ -599,6 +604,11 @@ final class SqliteMemoryStore implements MemoryStore {
              PreparedStatement clearTombstone = writer.prepareStatement("DELETE FROM tombstones WHERE id = ?")) {
             for (Memory m : memories) {
                 String hash = m.contentHash();
+                String shared = m.metadata().get(Memory.VECTOR_OF);
+                if (shared != null && (vectorIds.containsKey(shared) || embeddings.containsKey(shared)
+                        || exists(findVector, shared))) {
+                    hash = shared;
+                }
                 Long vectorId = vectorIds.get(hash);
                 if (vectorId == null) {
                     findVector.setString(1, hash);
@@ -621,7 +631,7 @@ final class SqliteMemoryStore implements MemoryStore {
                     }
                     vectorIds.put(hash, vectorId);
                 }
-                Rows.bindMemory(insertMemory, m, vectorId, addedAt.getOrDefault(m.id(), now));
+                Rows.bindMemory(insertMemory, m, hash, vectorId, addedAt.getOrDefault(m.id(), now));
                 if (insertMemory.executeUpdate() == 1) {
                     added++;
                     Redactions.count(m, redactions);
@@ -652,7 +662,7 @@ final class SqliteMemoryStore implements MemoryStore {
              PreparedStatement insert = writer.prepareStatement("""
                      INSERT INTO sessions (agent, session, project, first_at, last_at, memories)
                      SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
-                            max(coalesce(ended_at, started_at)), count(*)
+                            max(coalesce(ended_at, started_at)), max(sum(kind <> 'passage'), 1)
                      FROM memories WHERE agent = ? AND session = ? GROUP BY agent, session""")) {
             delete.setString(1, agent);
             delete.setString(2, session);
@@ -1123,7 +1133,32 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
         }
-        return Rerank.apply(fusion.ranked(), queryTerms, options.rerank(), request.limit());
+        // Passages roll up to the memories they belong to: ask for more, so that k hits remain.
+        List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms, options.rerank(),
+                Rollup.CANDIDATES_PER_HIT * request.limit());
+        return Rollup.apply(ranked, request.limit(), ids -> memoriesById(c, ids));
+    }
+
+    /** The stored memories with these ids, by id; ids not stored are absent. */
+    private static Map<String, Memory> memoriesById(Connection c, List<String> ids) throws SQLException {
+        Map<String, Memory> found = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
+            List<String> chunk = ids.subList(from, Math.min(from + IN_LIST_CHUNK, ids.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.id IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?)";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setString(i + 1, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Memory m = Rows.memory(rs).memory();
+                        found.put(m.id(), m);
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     private float[] embedQuery(SearchRequest request) {
@@ -1684,7 +1719,8 @@ final class SqliteMemoryStore implements MemoryStore {
                 sql.append(" AND m.kind IN (");
                 String sep = "";
                 for (MemoryKind kind : MemoryKind.values()) {
-                    if (r.kinds().contains(kind)) {
+                    if (r.kinds().contains(kind)
+                            || kind == MemoryKind.PASSAGE && r.kinds().contains(MemoryKind.EXCHANGE)) {
                         sql.append(sep).append('?');
                         params.add(kind.label());
                         sep = ", ";

@@ -53,7 +53,7 @@ final class StoreCheck {
     /** The sessions table as {@code SqliteMemoryStore.refreshSession} computes it. */
     private static final String EXPECTED_SESSIONS = """
             SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
-                   max(coalesce(ended_at, started_at)), count(*)
+                   max(coalesce(ended_at, started_at)), max(sum(kind <> 'passage'), 1)
             FROM memories WHERE session IS NOT NULL GROUP BY agent, session""";
 
     private final Path dir;

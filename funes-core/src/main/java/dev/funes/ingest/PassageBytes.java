@@ -1,0 +1,139 @@
+package dev.funes.ingest;
+
+import dev.funes.Memory;
+import dev.funes.Provenance;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Narrows the byte range of a record's passages to the bytes that hold each one, where one log
+ * line holds a long record (a JSON Lines line of a whole tool output, say): the passage's first
+ * and last words, written as the log writes JSON strings, are looked for in the record, in order.
+ * A passage whose ends are not found as they are (redacted, or its text was tidied) keeps the
+ * record's range, which still holds it.
+ */
+final class PassageBytes {
+
+    /** Records shorter than this are cited whole: narrowing would save a reader little. */
+    static final int MIN_RECORD_BYTES = 2048;
+    /** Longest record read again to narrow its passages (the indexer's own record cap). */
+    static final int MAX_RECORD_BYTES = 4 << 20;
+    /** Characters of each end of a passage that are looked for. */
+    private static final int END_CHARS = 32;
+
+    private PassageBytes() {
+    }
+
+    /**
+     * The passages with narrowed byte ranges, in the same order; the same list when the record
+     * is short, spans several lines, or cannot be read.
+     */
+    static List<Memory> narrow(List<Memory> passages) {
+        if (passages.isEmpty()) {
+            return passages;
+        }
+        Provenance record = passages.get(0).provenance();
+        long length = record == null ? 0 : record.byteEnd() - record.byteStart();
+        if (record == null || record.lineStart() != record.lineEnd() || length < MIN_RECORD_BYTES
+                || length > MAX_RECORD_BYTES) {
+            return passages;
+        }
+        String raw;
+        try (RandomAccessFile f = new RandomAccessFile(record.source().toFile(), "r")) {
+            byte[] bytes = new byte[(int) length];
+            f.seek(record.byteStart());
+            f.readFully(bytes);
+            raw = new String(bytes, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return passages; // the file changed or went away since it was read: cite the record
+        }
+        List<Memory> out = new ArrayList<>(passages.size());
+        int from = 0;          // chars of raw searched past
+        long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
+        for (Memory p : passages) {
+            String body = body(p.text());
+            int start = raw.indexOf(json(head(body)), from);
+            String tail = json(tail(body));
+            int end = start < 0 ? -1 : raw.indexOf(tail, start);
+            if (start < 0 || end < 0) {
+                out.add(p);
+                continue;
+            }
+            end += tail.length();
+            long startByte = bytesBefore + utf8(raw, from, start);
+            long endByte = startByte + utf8(raw, start, end);
+            bytesBefore = startByte;
+            from = start;
+            Provenance narrowed = new Provenance(record.source(), record.lineStart(), record.lineEnd(),
+                    record.byteStart() + startByte, record.byteStart() + endByte, record.recordIds());
+            out.add(new Memory(p.id(), p.kind(), p.text(), p.startedAt(), p.endedAt(), p.agent(), p.project(),
+                    p.session(), narrowed, p.metadata()));
+        }
+        return out;
+    }
+
+    /** A passage's words: its text after the header line. */
+    private static String body(String text) {
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(newline + 1);
+    }
+
+    private static String head(String body) {
+        String first = body.lines().findFirst().orElse("").strip();
+        return first.substring(0, Math.min(END_CHARS, first.length()));
+    }
+
+    private static String tail(String body) {
+        String last = body.strip();
+        last = last.substring(last.lastIndexOf('\n') + 1).strip();
+        return last.substring(Math.max(0, last.length() - END_CHARS));
+    }
+
+    /** The text as a JSON writer puts it inside a string: quotes, backslashes and controls escaped. */
+    static String json(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                case '\b' -> b.append("\\b");
+                case '\f' -> b.append("\\f");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /** UTF-8 bytes of {@code s[from, to)}. */
+    private static long utf8(String s, int from, int to) {
+        long n = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < to && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
+    }
+}

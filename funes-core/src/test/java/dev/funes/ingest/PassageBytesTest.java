@@ -1,0 +1,76 @@
+package dev.funes.ingest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.Provenance;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PassageBytesTest {
+
+    @Test
+    void eachPassageOfALongJsonLineCitesTheBytesThatHoldIt(@TempDir Path tmp) throws IOException {
+        StringBuilder output = new StringBuilder();
+        for (int i = 1; i <= 120; i++) {
+            output.append("row ").append(i).append(": caf\u00e9 \"quoted\" \\ path\tand tab \u2014 value ").append(i * 7).append('\n');
+        }
+        String first = "{\"type\":\"user\",\"n\":1}\n";
+        String line = new ObjectMapper().createObjectNode().put("type", "result").put("content", output.toString()) + "\n";
+        Path log = tmp.resolve("s.jsonl");
+        Files.writeString(log, first + line, StandardCharsets.UTF_8);
+        long start = first.getBytes(StandardCharsets.UTF_8).length;
+        long end = start + line.getBytes(StandardCharsets.UTF_8).length;
+        Memory piece = Memory.builder(MemoryKind.PASSAGE, "claude-code", output.toString())
+                .provenance(new Provenance(log, 2, 2, start, end, List.of()))
+                .metadata(Passages.HEADER_KEY, "Result of [Bash] cat data.txt")
+                .build();
+
+        List<Memory> passages = PassageBytes.narrow(Passages.split(piece));
+        assertThat(passages).hasSizeGreaterThan(3);
+        for (Memory p : passages) {
+            Provenance cited = p.provenance();
+            assertThat(cited.lineStart()).isEqualTo(2);
+            assertThat(cited.byteStart()).isGreaterThan(start);
+            assertThat(cited.byteEnd()).isLessThan(end);
+            String bytes = read(log, cited.byteStart(), cited.byteEnd());
+            String body = p.text().substring(p.text().indexOf('\n') + 1);
+            // Exactly the passage, as the log wrote it.
+            assertThat(bytes).isEqualTo(PassageBytes.json(body));
+        }
+        assertThat(passages.get(1).provenance().byteStart()).isGreaterThan(passages.get(0).provenance().byteEnd() - 1);
+    }
+
+    @Test
+    void aShortRecordOrAPassageNotFoundAsWrittenKeepsTheRecordsRange(@TempDir Path tmp) throws IOException {
+        Path log = tmp.resolve("s.jsonl");
+        String line = "{\"content\":\"" + "x".repeat(3000) + "\"}\n";
+        Files.writeString(log, line, StandardCharsets.UTF_8);
+        Provenance record = new Provenance(log, 1, 1, 0, line.length(), List.of());
+        Memory redacted = Memory.builder(MemoryKind.PASSAGE, "a", "Header\ntoken [REDACTED:github-token] here")
+                .provenance(record).build();
+        assertThat(PassageBytes.narrow(List.of(redacted)).get(0).provenance()).isEqualTo(record);
+        Provenance small = new Provenance(log, 1, 1, 0, 100, List.of());
+        Memory shortOne = Memory.builder(MemoryKind.PASSAGE, "a", "Header\nxxxxxxxxxx").provenance(small).build();
+        assertThat(PassageBytes.narrow(List.of(shortOne)).get(0).provenance()).isEqualTo(small);
+    }
+
+    private static String read(Path file, long from, long to) throws IOException {
+        byte[] bytes = new byte[(int) (to - from)];
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(from);
+            f.readFully(bytes);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

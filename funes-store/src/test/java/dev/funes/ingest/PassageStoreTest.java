@@ -1,0 +1,274 @@
+package dev.funes.ingest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.store.DatasetExport;
+import dev.funes.store.ExportOptions;
+import dev.funes.store.FunesStore;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Passages in a real store: the same tool output read several times is embedded once and cited
+ * from every place it appeared; secrets planted in a written file, an edit, a tool output and a
+ * thinking block reach neither the database, its WAL, the full-text vocabulary, the index files
+ * nor an export.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PassageStoreTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A run of this many characters of a secret is a leak. */
+    private static final int WINDOW = 12;
+
+    private Embedder embedder;
+
+    @BeforeAll
+    void model() {
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+    }
+
+    @AfterAll
+    void close() {
+        embedder.close();
+    }
+
+    @Test
+    void oneToolOutputReadManyTimesIsNeverEmbeddedAgainAndCitedFromEachPlace(@TempDir Path tmp) throws Exception {
+        StringBuilder config = new StringBuilder();
+        for (int i = 1; i <= 40; i++) {
+            config.append(i == 20 ? "quokka-retention-window: 37 days" : "setting-" + i + ": value " + i).append('\n');
+        }
+        List<String> lines = new ArrayList<>();
+        int n = 0;
+        List<Integer> resultLines = new ArrayList<>();
+        for (String ask : List.of("what is in the config?", "read the config again please", "check config once more")) {
+            lines.add(Records.request(++n, ask));
+            lines.add(Records.toolUse(++n, "msg-" + n, "tool-" + n, "Read", "file_path", Records.CWD + "/config.yaml"));
+            lines.add(Records.result(++n, "tool-" + (n - 1), config.toString(), false));
+            resultLines.add(lines.size());
+            lines.add(Records.answer(++n, "msg-" + n, "The config has forty settings."));
+        }
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+        Path dir = tmp.resolve("store");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(log));
+
+            List<SearchHit> hits = store.search(SearchRequest.builder("quokka retention window").limit(5).build());
+            List<Integer> cited = hits.stream().filter(h -> h.passage() != null
+                            && h.passageText().contains("quokka-retention-window: 37 days"))
+                    .map(h -> h.passage().provenance().lineStart()).sorted().toList();
+            assertThat(cited).as("each read is cited at its own result record").isEqualTo(resultLines);
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT p.line_start), count(DISTINCT p.text),"
+                     + " sum(p.vector_id = e.vector_id),"
+                     + " (SELECT count(*) FROM vectors v WHERE instr(v.content_hash, 'quokka') > 0"
+                     + "    OR v.content_hash IN (SELECT content_hash FROM memories WHERE kind = 'passage'"
+                     + "                           AND instr(text, 'quokka-retention-window') > 0"
+                     + "                           AND vector_id NOT IN (SELECT vector_id FROM memories WHERE kind = 'exchange')))"
+                     + " FROM memories p JOIN memories e ON e.id = json_extract(p.metadata, '$.passageOf')"
+                     + " WHERE p.kind = 'passage' AND instr(p.text, 'quokka-retention-window') > 0")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).as("passages holding the output").isEqualTo(3);
+            assertThat(rs.getInt(2)).as("places cited").isEqualTo(3);
+            assertThat(rs.getInt(3)).as("one text: the same output has the same passage").isEqualTo(1);
+            // A tool output is not embedded at all: its passages are found by meaning through the
+            // vector of their exchange (and by their words through the full-text index).
+            assertThat(rs.getInt(4)).as("passages using their exchange's vector").isEqualTo(3);
+            assertThat(rs.getInt(5)).as("vectors of the output's own text").isZero();
+        }
+    }
+
+    @Test
+    void secretsInWrittenCodeEditsToolOutputAndThinkingReachNoFile(@TempDir Path tmp) throws Exception {
+        String github = "ghp_" + "Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9b";
+        String stripe = "sk_live_" + "51HxQ2eLkT9mN3pR7vW4yZ8a";
+        String aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY";
+        String slack = "xoxb-" + "2718281828-3141592653-AbCdEfGhIjKlMnOpQrStUvWx";
+        List<String> secrets = List.of(github, stripe, aws, slack);
+
+        StringBuilder output = new StringBuilder();
+        for (int i = 1; i <= 60; i++) {
+            output.append(i == 31 ? "export AWS_SECRET_ACCESS_KEY=" + aws : "line " + i + " of the environment dump").append('\n');
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add(Records.request(1, "set up the deploy credentials"));
+        lines.add(thinking(2, "Let me think about where the token goes. " + "The deploy needs a token. ".repeat(40)
+                + "The slack bot token is " + slack + " and it must not be committed. " + "More thoughts. ".repeat(30)));
+        lines.add(Records.toolUse(3, "msg-3", "tool-3", "Write", "content",
+                "const client = new Octokit({ auth: '" + github + "' });\nexport default client;\n"));
+        lines.add(Records.result(4, "tool-3", "File created successfully", false));
+        lines.add(Records.toolUse(5, "msg-5", "tool-5", "Edit", "new_string", "STRIPE_SECRET_KEY=" + stripe + "\n"));
+        lines.add(Records.result(6, "tool-5", "The file has been updated", false));
+        lines.add(Records.bash(7, "msg-7", "tool-7", "env"));
+        lines.add(Records.result(8, "tool-7", output.toString(), false));
+        lines.add(Records.answer(9, "msg-9", "Credentials are in place."));
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+
+        Path dir = tmp.resolve("store");
+        Path dataset = tmp.resolve("dataset");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            IndexReport report = Indexer.builder(store).build().index(List.of(log));
+            assertThat(report.problems()).isEmpty();
+            assertThat(store.stats().byKind()).containsKey(MemoryKind.PASSAGE.label());
+            // The passages are there, redacted: the deep output line and the thinking are found.
+            List<SearchHit> hits = store.search(SearchRequest.builder("AWS_SECRET_ACCESS_KEY export").limit(5).build());
+            assertThat(hits).anyMatch(h -> h.passage() != null && h.passageText().contains("AWS_SECRET_ACCESS_KEY=[REDACTED"));
+            assertNoPiece(secrets, storeFiles(dir));
+            DatasetExport.export(store, dataset, ExportOptions.defaults().withVectors(true));
+        }
+        assertNoPiece(secrets, storeFiles(dir));
+        List<String> terms = ftsTerms(dir.resolve("funes.db"));
+        assertThat(terms).isNotEmpty();
+        for (String term : terms) {
+            if (term.length() >= WINDOW) {
+                for (String secret : secrets) {
+                    assertThat(secret.toLowerCase(Locale.ROOT)).as("FTS term %s", term).doesNotContain(term);
+                }
+            }
+        }
+        List<String> exported = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(dataset)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                if (f.toString().endsWith(".gz")) {
+                    try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
+                        exported.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    }
+                } else {
+                    exported.add(Files.readString(f, StandardCharsets.ISO_8859_1));
+                }
+            }
+        }
+        assertThat(String.join("\n", exported)).contains("passage");
+        assertNoPiece(secrets, exported);
+    }
+
+    @Test
+    void aStoreBuiltBeforePassagesIsUpgradedAndTheNextIndexAddsThem(@TempDir Path tmp) throws Exception {
+        Path log = Logs.shared().resolve("fixtures/claude-code/episodic-memory-long.jsonl");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(log), "skipped: no fixtures at " + log);
+        Path dir = tmp.resolve("store");
+        List<String> exchanges;
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            // What a store of the previous schema holds: renderings, complete checkpoints.
+            Indexer.builder(store).passages(false).build().index(List.of(log));
+            exchanges = ids(dir);
+            assertThat(store.stats().byKind()).doesNotContainKey(MemoryKind.PASSAGE.label());
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            s.execute("PRAGMA user_version = 7");
+        }
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            IndexReport report = Indexer.builder(store).build().index(List.of(log));
+            assertThat(report.filesIndexed()).as("read again, though it did not change").isEqualTo(1);
+            assertThat(ids(dir)).as("every memory of before is still there").containsAll(exchanges);
+            assertThat(store.stats().byKind()).containsKey(MemoryKind.PASSAGE.label());
+            // The word is in no rendering, only in the passage of the file the agent read.
+            assertThat(store.search(SearchRequest.builder("Sapienz").retrieval(dev.funes.Retrieval.LEXICAL).limit(5).build()))
+                    .anyMatch(h -> h.passage() != null && h.passageText().contains("Sapienz"));
+            IndexReport again = Indexer.builder(store).build().index(List.of(log));
+            assertThat(again.filesUnchanged()).as("read once, not at every open").isEqualTo(1);
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA user_version")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isGreaterThanOrEqualTo(8);
+        }
+    }
+
+    private static List<String> ids(Path dir) throws Exception {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM memories")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        return ids;
+    }
+
+    private static String thinking(int n, String text) {
+        ObjectNode r = (ObjectNode) readTree(Records.answer(n, "msg-" + n, "x"));
+        ObjectNode block = (ObjectNode) r.path("message").path("content").get(0);
+        block.removeAll();
+        block.put("type", "thinking").put("thinking", text).put("signature", "sig");
+        return r.toString();
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode readTree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Every file of the store (database, WAL, index) read as Latin-1: the secrets are ASCII. */
+    private static List<String> storeFiles(Path dir) throws IOException {
+        List<String> contents = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.filter(Files::isRegularFile).toList()) {
+                contents.add(new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1));
+            }
+        }
+        assertThat(contents).isNotEmpty();
+        return contents;
+    }
+
+    private static void assertNoPiece(List<String> secrets, List<String> contents) {
+        for (String secret : secrets) {
+            for (int i = 0; i + WINDOW <= secret.length(); i++) {
+                String piece = secret.substring(i, i + WINDOW);
+                for (String content : contents) {
+                    assertThat(content).as("a piece of a planted secret").doesNotContain(piece);
+                }
+            }
+        }
+    }
+
+    private static List<String> ftsTerms(Path db) throws Exception {
+        List<String> terms = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+             Statement s = c.createStatement()) {
+            s.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, 'row')");
+            try (ResultSet rs = s.executeQuery("SELECT term FROM temp.vocab")) {
+                while (rs.next()) {
+                    terms.add(rs.getString(1));
+                }
+            }
+        }
+        return terms;
+    }
+}
