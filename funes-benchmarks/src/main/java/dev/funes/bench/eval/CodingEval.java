@@ -2,8 +2,10 @@ package dev.funes.bench.eval;
 
 import dev.funes.Embedder;
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.Provenance;
+import dev.funes.SearchHit;
 import dev.funes.embed.Embedders;
 import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
@@ -47,6 +49,8 @@ final class CodingEval {
 
     /** The most lines a hit may cite and still count. */
     static final int MAX_CITED_LINES = 100;
+    /** The most lines a hit may cite and count for the strict recall@5. */
+    static final int STRICT_CITED_LINES = 20;
 
     private static final Set<String> STOPWORDS = Set.of("the", "and", "for", "that", "this", "with", "was", "were",
             "what", "why", "how", "did", "does", "where", "which", "who", "when", "are", "our", "you", "your", "its",
@@ -185,7 +189,19 @@ final class CodingEval {
      * @param runs        what building and searching each store took
      */
     record Result(Map<String, Metrics.Mean> all, Map<String, Metrics.Mean> paraphrased,
-                  Map<String, Metrics.Mean> literal, Map<String, Map<String, Integer>> misses, List<Run> runs) {
+                  Map<String, Metrics.Mean> literal, Map<String, Map<String, Integer>> misses, List<Run> runs,
+                  Map<String, Metrics.Mean> strict, Map<String, List<Integer>> tokens,
+                  Map<String, Map<String, Metrics.Mean>> bySet) {
+
+        /** The median over questions of the estimated tokens of the first 5 hits' returned text. */
+        int medianTokens(String config) {
+            List<Integer> t = new ArrayList<>(tokens.get(config));
+            if (t.isEmpty()) {
+                return 0;
+            }
+            t.sort(null);
+            return t.get(t.size() / 2);
+        }
     }
 
     /** One model's run; {@code report} is the indexer's summary. */
@@ -202,17 +218,25 @@ final class CodingEval {
         Map<String, Metrics.Mean> paraphrased = new LinkedHashMap<>();
         Map<String, Metrics.Mean> literal = new LinkedHashMap<>();
         Map<String, Map<String, Integer>> misses = new LinkedHashMap<>();
+        Map<String, Metrics.Mean> strict = new LinkedHashMap<>();
+        Map<String, List<Integer>> tokens = new LinkedHashMap<>();
+        Map<String, Map<String, Metrics.Mean>> bySet = new LinkedHashMap<>();
         for (String c : configs) {
             all.put(c, new Metrics.Mean());
             paraphrased.put(c, new Metrics.Mean());
             literal.put(c, new Metrics.Mean());
             misses.put(c, new LinkedHashMap<>());
+            strict.put(c, new Metrics.Mean());
+            tokens.put(c, new ArrayList<>());
+            bySet.put(c, new java.util.TreeMap<>());
         }
         Map<Path, Path> realPaths = new HashMap<>();
         List<Run> runs = new ArrayList<>();
         for (String model : models) {
             try (Embedder embedder = Embedders.forModelId(model)) {
-                Path dir = dirs.dirFor("coding", model, data.memoryIds());
+                // Passages are not among the ids (the readers give them to the indexer alone): the
+                // folder's name says the store holds them.
+                Path dir = dirs.dirFor("coding-passages", model, data.memoryIds());
                 List<Configs.Group> groups = Configs.groups(model, model.equals(models.get(0)));
                 String summary = "";
                 double build = 0;
@@ -224,7 +248,8 @@ final class CodingEval {
                             IndexReport report = Indexer.builder(store).build().index(List.of(data.fixtures()));
                             build = (System.nanoTime() - t0) / 1e9;
                             summary = report.summary();
-                            long stored = store.stats().memories();
+                            long stored = store.stats().memories()
+                                    - store.stats().byKind().getOrDefault(MemoryKind.PASSAGE.label(), 0L);
                             if (stored != data.memoryIds().size()) {
                                 log.printf(Locale.ROOT, "coding %s: WARNING the store holds %d memories, the fixtures"
                                         + " yield %d%n", model, stored, data.memoryIds().size());
@@ -232,10 +257,29 @@ final class CodingEval {
                         }
                         long t1 = System.nanoTime();
                         for (CodingQuestions.Question q : data.counted()) {
-                            Predicate<Memory> answers = m -> answers(data.fixtures(), q, m, realPaths);
+                            // A hit answers when its memory or its passage cites the answer (at most
+                            // 100 lines); strictly, when what it cites (its passage, else its memory)
+                            // does, in at most 20 lines.
+                            Predicate<SearchHit> answers = h -> answers(data.fixtures(), q, h.memory(), realPaths,
+                                    MAX_CITED_LINES) || h.passage() != null
+                                    && answers(data.fixtures(), q, h.passage(), realPaths, MAX_CITED_LINES);
+                            Predicate<SearchHit> strictly = h -> answers(data.fixtures(), q,
+                                    h.passage() != null ? h.passage() : h.memory(), realPaths, STRICT_CITED_LINES);
                             for (Configs.Config config : group.configs()) {
-                                score(q, config.name(), Configs.ranking(store, q.question(), null, config.mode()),
-                                        answers, all, paraphrased, literal, misses);
+                                List<SearchHit> ranked = Configs.hits(store, q.question(), null, config.mode());
+                                score(q, config.name(), ranked, answers, all, paraphrased, literal, misses);
+                                double[] strictSuccess = new double[Metrics.CUTOFFS.size()];
+                                for (int i = 0; i < strictSuccess.length; i++) {
+                                    strictSuccess[i] = Metrics.successAt(ranked, strictly, Metrics.CUTOFFS.get(i));
+                                }
+                                strict.get(config.name()).add(strictSuccess, Metrics.reciprocalRank(ranked, strictly));
+                                tokens.get(config.name()).add(tokens(ranked.subList(0, Math.min(5, ranked.size()))));
+                                double[] success = new double[Metrics.CUTOFFS.size()];
+                                for (int i = 0; i < success.length; i++) {
+                                    success[i] = Metrics.successAt(ranked, answers, Metrics.CUTOFFS.get(i));
+                                }
+                                bySet.get(config.name()).computeIfAbsent(q.set(), k -> new Metrics.Mean())
+                                        .add(success, Metrics.reciprocalRank(ranked, answers));
                             }
                         }
                         search += (System.nanoTime() - t1) / 1e9;
@@ -246,10 +290,22 @@ final class CodingEval {
                 runs.add(new Run(model, dir, summary, build, search));
             }
         }
-        return new Result(all, paraphrased, literal, misses, runs);
+        return new Result(all, paraphrased, literal, misses, runs, strict, tokens, bySet);
     }
 
-    private static void score(CodingQuestions.Question q, String config, List<Memory> ranked, Predicate<Memory> answers,
+    /**
+     * The tokens a model would read for these hits' returned text, estimated as one per four
+     * characters (what tokenizers of English and code average): what a hit costs in a context.
+     */
+    static int tokens(List<SearchHit> hits) {
+        long chars = 0;
+        for (SearchHit h : hits) {
+            chars += (h.passage() != null ? h.passage() : h.memory()).text().length();
+        }
+        return (int) Math.round(chars / 4.0);
+    }
+
+    private static void score(CodingQuestions.Question q, String config, List<SearchHit> ranked, Predicate<SearchHit> answers,
                               Map<String, Metrics.Mean> all, Map<String, Metrics.Mean> paraphrased,
                               Map<String, Metrics.Mean> literal, Map<String, Map<String, Integer>> misses) {
         double[] success = new double[Metrics.CUTOFFS.size()];
@@ -266,11 +322,17 @@ final class CodingEval {
 
     /**
      * Whether a memory answers the question: it cites one of the expected files, overlaps the
-     * expected range there, and cites at most {@value #MAX_CITED_LINES} lines.
+     * expected range there, and cites at most {@code maxLines} lines.
      */
     static boolean answers(Path fixtures, CodingQuestions.Question q, Memory m, Map<Path, Path> realPaths) {
+        return answers(fixtures, q, m, realPaths, MAX_CITED_LINES);
+    }
+
+    /** Whether a memory answers the question citing at most {@code maxLines} lines. */
+    static boolean answers(Path fixtures, CodingQuestions.Question q, Memory m, Map<Path, Path> realPaths,
+                           int maxLines) {
         Provenance p = m.provenance();
-        if (p == null || p.lineCount() > MAX_CITED_LINES) {
+        if (p == null || p.lineCount() > maxLines) {
             return false;
         }
         Path cited = realPath(p.source(), realPaths);

@@ -98,7 +98,19 @@ final class Configs {
                 List.of(new Config(LEXICAL, Retrieval.LEXICAL))));
     }
 
-    /** The store's ranking for the query, {@link Metrics#DEPTH} deep, within {@code session} when not null. */
+    /** The store's hits for the query, {@link Metrics#DEPTH} deep, within {@code session} when not null. */
+    static List<SearchHit> hits(MemoryStore store, String query, String session, Retrieval mode) {
+        SearchRequest.Builder b = SearchRequest.builder(query).limit(Metrics.DEPTH).retrieval(mode);
+        if (session != null) {
+            b.session(session);
+        }
+        return store.search(b.build());
+    }
+
+    /**
+     * The store's ranking for the query, {@link Metrics#DEPTH} deep, within {@code session} when
+     * not null, as what each hit cites and returns: its passage when it has one, else its memory.
+     */
     static List<Memory> ranking(MemoryStore store, String query, String session, Retrieval mode) {
         SearchRequest.Builder b = SearchRequest.builder(query).limit(Metrics.DEPTH).retrieval(mode);
         if (session != null) {
@@ -106,7 +118,8 @@ final class Configs {
         }
         List<Memory> ranked = new ArrayList<>(Metrics.DEPTH);
         for (SearchHit hit : store.search(b.build())) {
-            ranked.add(hit.memory());
+            // What the hit returns and cites: its passage when it has one (the lines that answer).
+            ranked.add(hit.passage() != null ? hit.passage() : hit.memory());
         }
         return ranked;
     }

@@ -135,14 +135,44 @@ final class Report {
                 data.files().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
                         .collect(Collectors.joining(", ")));
         line("");
-        line("| configuration | recall@1 | recall@5 | recall@10 | MRR@20 | recall@5 paraphrased | recall@5 literal |");
-        line("|---|---|---|---|---|---|---|");
+        line("What a hit cites and returns is its passage when it has one (the record that holds the answer),"
+                + " else its memory. Strict recall@5 counts a hit only when it cites at most %d lines; tokens: the"
+                + " median over questions of the first 5 hits' returned text, one token per 4 characters.",
+                CodingEval.STRICT_CITED_LINES);
+        line("");
+        line("| configuration | recall@1 | recall@5 | recall@10 | MRR@20 | strict recall@5 | top-5 tokens"
+                + " | recall@5 paraphrased | recall@5 literal |");
+        line("|---|---|---|---|---|---|---|---|---|");
         for (String config : result.all().keySet()) {
             Metrics.Mean m = result.all().get(config);
-            line("| %s | %s | %s | %s | %s | %s | %s |", config, f(m.atK(1)), f(m.atK(5)), f(m.atK(10)), f(m.mrr()),
+            line("| %s | %s | %s | %s | %s | %s | %d | %s | %s |", config, f(m.atK(1)), f(m.atK(5)), f(m.atK(10)),
+                    f(m.mrr()), f(result.strict().get(config).atK(5)), result.medianTokens(config),
                     f(result.paraphrased().get(config).atK(5)), f(result.literal().get(config).atK(5)));
         }
         line("");
+        java.util.Set<String> sets = new java.util.TreeSet<>();
+        result.bySet().values().forEach(m -> sets.addAll(m.keySet()));
+        if (sets.size() > 1) {
+            StringBuilder head = new StringBuilder("| configuration |");
+            StringBuilder rule = new StringBuilder("|---|");
+            for (String set : sets) {
+                long n = data.counted().stream().filter(q -> q.set().equals(set)).count();
+                head.append(" ").append(set).append(" (n=").append(n).append(") recall@1 | @5 | @10 |");
+                rule.append("---|---|---|");
+            }
+            line("By question set:").line("").line(head.toString()).line(rule.toString());
+            for (Map.Entry<String, Map<String, Metrics.Mean>> e : result.bySet().entrySet()) {
+                StringBuilder row = new StringBuilder("| ").append(e.getKey()).append(" |");
+                for (String set : sets) {
+                    Metrics.Mean m = e.getValue().get(set);
+                    row.append(' ').append(m == null ? "–" : f(m.atK(1))).append(" | ")
+                            .append(m == null ? "–" : f(m.atK(5))).append(" | ")
+                            .append(m == null ? "–" : f(m.atK(10))).append(" |");
+                }
+                line(row.toString());
+            }
+            line("");
+        }
         line("Share of a question's content words found in its expected lines: paraphrased %s, literal %s.",
                 f(data.overlap().get("paraphrased")), f(data.overlap().get("literal")));
         line("");
