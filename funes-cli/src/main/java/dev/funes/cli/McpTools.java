@@ -48,6 +48,15 @@ final class McpTools {
     static final int DEFAULT_WHY_LIMIT = 5;
     static final int MAX_WHY_LIMIT = 50;
 
+    /** Longest {@code remember} text, in characters: a note is a paragraph or two, not a file. */
+    static final int MAX_TEXT_CHARS = 8000;
+    /** Longest search query, in characters. */
+    static final int MAX_QUERY_CHARS = 2000;
+    /** Longest path-like argument ({@code project}, {@code file}, {@code target}): the usual PATH_MAX. */
+    static final int MAX_PATH_CHARS = 4096;
+    /** Longest of the other string arguments (names, ids, kinds, dates). */
+    static final int MAX_NAME_CHARS = 256;
+
     /** The agent recorded for notes when the client did not say who it is. */
     static final String DEFAULT_AGENT = "mcp";
 
@@ -83,19 +92,19 @@ final class McpTools {
 
     private static McpSchema.Tool searchMemoryTool() {
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("query", prop("string", "What to look for, in natural language or keywords."));
+        properties.put("query", string("query", "What to look for, in natural language or keywords."));
         properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_SEARCH_LIMIT,
                 "description", "Number of hits (default " + DEFAULT_SEARCH_LIMIT + ")."));
-        properties.put("agent", prop("string", "Only memories of this agent, e.g. claude-code, codex."));
-        properties.put("project", prop("string", "Only memories of this project (its working directory)."));
-        properties.put("session", prop("string", "Only memories of this session id."));
-        properties.put("kind", prop("string", "Only memories of these kinds, comma-separated: "
+        properties.put("agent", string("agent", "Only memories of this agent, e.g. claude-code, codex."));
+        properties.put("project", string("project", "Only memories of this project (its working directory)."));
+        properties.put("session", string("session", "Only memories of this session id."));
+        properties.put("kind", string("kind", "Only memories of these kinds, comma-separated: "
                 + labels(MemoryKind.values()) + "."));
-        properties.put("after", prop("string", "Only memories at or after this ISO date or instant."));
-        properties.put("before", prop("string", "Only memories before this ISO date or instant."));
-        properties.put("file", prop("string", "Only memories that name this file: a path suffix such as"
+        properties.put("after", string("after", "Only memories at or after this ISO date or instant."));
+        properties.put("before", string("before", "Only memories before this ISO date or instant."));
+        properties.put("file", string("file", "Only memories that name this file: a path suffix such as"
                 + " src/store/Schema.java, or a file name such as Schema.java."));
-        properties.put("retrieval", Map.of("type", "string", "enum", List.of("hybrid", "dense", "lexical"),
+        properties.put("retrieval", Map.of("type", "string", "maxLength", MAX_NAME_CHARS, "enum", List.of("hybrid", "dense", "lexical"),
                 "description", "hybrid (default): meaning and words; dense: meaning only; lexical: words and"
                         + " identifiers only."));
         return McpSchema.Tool.builder()
@@ -110,10 +119,10 @@ final class McpTools {
 
     private static McpSchema.Tool rememberTool() {
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("kind", Map.of("type", "string", "enum", List.of("note", "decision", "convention"),
+        properties.put("kind", Map.of("type", "string", "maxLength", MAX_NAME_CHARS, "enum", List.of("note", "decision", "convention"),
                 "description", "decision: a choice and its reason; convention: a rule to follow; note: anything else."));
-        properties.put("text", prop("string", "What to remember, self-contained (say why, not only what)."));
-        properties.put("project", prop("string", "The project it is about (default: the server's working directory)."));
+        properties.put("text", string("text", "What to remember, self-contained (say why, not only what)."));
+        properties.put("project", string("project", "The project it is about (default: the server's working directory)."));
         return McpSchema.Tool.builder()
                 .name(REMEMBER)
                 .title("Remember")
@@ -138,7 +147,7 @@ final class McpTools {
 
     private static McpSchema.Tool whyTool() {
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("target", prop("string", "A commit sha (7 to 40 hex characters), a file path (relative to"
+        properties.put("target", string("target", "A commit sha (7 to 40 hex characters), a file path (relative to"
                 + " the repository or absolute, optionally path:line), or a question in words."));
         properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_WHY_LIMIT,
                 "description", "Number of hits (default " + DEFAULT_WHY_LIMIT + ")."));
@@ -153,8 +162,19 @@ final class McpTools {
                 .build();
     }
 
-    private static Map<String, Object> prop(String type, String description) {
-        return Map.of("type", type, "description", description);
+    /** A string property whose schema states the length a call accepts. */
+    private static Map<String, Object> string(String name, String description) {
+        return Map.of("type", "string", "maxLength", maxChars(name), "description", description);
+    }
+
+    /** How many characters a string argument may have. */
+    static int maxChars(String name) {
+        return switch (name) {
+            case "text" -> MAX_TEXT_CHARS;
+            case "query" -> MAX_QUERY_CHARS;
+            case "project", "file", "target" -> MAX_PATH_CHARS;
+            default -> MAX_NAME_CHARS;
+        };
     }
 
     private static Map<String, Object> objectSchema(Map<String, Object> properties, List<String> required) {
@@ -241,6 +261,14 @@ final class McpTools {
         return result;
     }
 
+    /** At most {@code max} characters of {@code s}, never half a surrogate pair. */
+    private static String head(String s, int max) {
+        if (s.length() <= max) {
+            return s;
+        }
+        return s.substring(0, Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max);
+    }
+
     /** A hit as an agent needs it: the gist, when and where it came from, and how to read more. */
     static ObjectNode compactHit(SearchHit hit) {
         Memory memory = hit.memory();
@@ -295,7 +323,7 @@ final class McpTools {
         if (project != null) {
             project = redactor.redact(project).text();
         }
-        String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT : clientName.strip();
+        String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT : head(clientName.strip(), MAX_NAME_CHARS);
         Instant now = clock.instant();
         Memory memory = Memory.builder(kind, agent, text)
                 .project(project != null ? project : defaultProject)
@@ -372,7 +400,13 @@ final class McpTools {
             return null;
         }
         if (!(value instanceof String s)) {
-            throw new ToolError("'" + name + "' must be a string, not " + value);
+            throw new ToolError("'" + name + "' must be a string, not " + describe(value));
+        }
+        int max = maxChars(name);
+        if (s.length() > max) {
+            throw new ToolError(String.format(java.util.Locale.ROOT,
+                    "'%s' is %,d characters long; at most %,d are accepted%s", name, s.length(), max,
+                    name.equals("text") ? " (remember several shorter notes instead)" : ""));
         }
         return s.isBlank() ? null : s;
     }
@@ -383,13 +417,27 @@ final class McpTools {
             return defaultValue;
         }
         if (!(value instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
-            throw new ToolError("'" + name + "' must be a whole number, not " + value);
+            throw new ToolError("'" + name + "' must be a whole number, not " + describe(value));
         }
         long v = n.longValue();
         if (v < 1 || v > max) {
             throw new ToolError("'" + name + "' must be between 1 and " + max + ", not " + v);
         }
         return (int) v;
+    }
+
+    /** A wrong argument as an error message shows it: numbers as they are, anything else by its type. */
+    private static String describe(Object value) {
+        if (value instanceof Number || value instanceof Boolean) {
+            return String.valueOf(value);
+        }
+        if (value instanceof Map) {
+            return "an object";
+        }
+        if (value instanceof List) {
+            return "an array";
+        }
+        return value instanceof String ? "a string" : value.getClass().getSimpleName();
     }
 
     private static Instant time(Map<String, Object> args, String name) {

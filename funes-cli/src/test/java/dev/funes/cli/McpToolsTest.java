@@ -179,6 +179,41 @@ class McpToolsTest {
     }
 
     @Test
+    void everyStringArgumentHasASizeCapThatTheSchemaStatesAndACallEnforces() throws IOException {
+        for (McpSchema.Tool tool : McpTools.definitions()) {
+            @SuppressWarnings("unchecked")
+            Map<String, Map<String, Object>> properties = (Map<String, Map<String, Object>>) tool.inputSchema().get("properties");
+            properties.forEach((name, schema) -> {
+                if ("string".equals(schema.get("type"))) {
+                    assertThat(schema.get("maxLength")).as("%s.%s", tool.name(), name).isEqualTo(McpTools.maxChars(name));
+                }
+            });
+        }
+        String longest = "Decision: " + "w".repeat(McpTools.MAX_TEXT_CHARS - 10);
+        JsonNode kept = ok(tools.call("remember", Map.of("kind", "decision", "text", longest), null));
+        assertThat(open.store().get(kept.get("id").asText()).orElseThrow().text()).hasSize(McpTools.MAX_TEXT_CHARS);
+
+        assertThat(error(tools.call("remember", Map.of("kind", "note", "text", longest + "w"), null)))
+                .isEqualTo("remember: 'text' is 8,001 characters long; at most 8,000 are accepted"
+                        + " (remember several shorter notes instead)");
+        assertThat(error(tools.call("remember", Map.of("kind", "note", "text", "ok",
+                "project", "/p/" + "d".repeat(McpTools.MAX_PATH_CHARS)), null))).contains("'project'", "4,096");
+        assertThat(error(tools.call("search_memory", Map.of("query", "q".repeat(McpTools.MAX_QUERY_CHARS + 1)), null)))
+                .contains("'query'", "2,000");
+        assertThat(error(tools.call("search_memory", Map.of("query", "x", "session", "s".repeat(257)), null)))
+                .contains("'session'", "256");
+        assertThat(error(tools.call("why", Map.of("target", "t".repeat(McpTools.MAX_PATH_CHARS + 1)), null)))
+                .contains("'target'", "4,096");
+        assertThat(error(tools.call("search_memory", Map.of("query", List.of("a", "b")), null)))
+                .contains("'query' must be a string, not an array");
+
+        // The client's name becomes the note's agent; an absurdly long one is cut, not stored whole.
+        JsonNode named = ok(tools.call("remember", Map.of("kind", "note", "text", "A note from a long-named client."),
+                "c".repeat(10_000)));
+        assertThat(named.get("agent").asText()).hasSize(McpTools.MAX_NAME_CHARS);
+    }
+
+    @Test
     void longTextsAreTrimmedInHitsButStoredWhole() throws IOException {
         String longText = "Decision about the export format: " + "keep every field fixed-width. ".repeat(60);
         JsonNode note = ok(tools.call("remember", Map.of("kind", "decision", "text", longText), null));
