@@ -235,7 +235,16 @@ class CliTest {
             System.setProperty("user.home", savedHome);
         }
         assertThat(index.status()).as(index.err()).isZero();
-        // 5 exchanges and the 3 decisions and lookups derived from them.
-        assertThat(index.out()).contains("1 indexed").contains("8 memories added");
+        assertThat(index.out()).contains("1 indexed");
+        JsonNode byKind = funes("stats", "--store", home.resolve("store").toString(), "--json").json().get("byKind");
+        // 5 exchanges, the 3 decisions and lookups derived from them, and the passages of their records.
+        assertThat(byKind.get("exchange").asLong()).isEqualTo(5);
+        assertThat(byKind.get("decision").asLong() + byKind.get("lookup").asLong()).isEqualTo(3);
+        assertThat(byKind.get("passage").asLong()).isPositive();
+        long all = 0;
+        for (JsonNode n : byKind) {
+            all += n.asLong();
+        }
+        assertThat(index.out()).contains(all + " memories added");
     }
 }

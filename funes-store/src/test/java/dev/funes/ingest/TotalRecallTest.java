@@ -43,6 +43,11 @@ class TotalRecallTest {
     void index(@TempDir Path dir) {
         log = Logs.shared().resolve("fixtures/claude-code/episodic-memory-long.jsonl").toAbsolutePath().normalize();
         assumeTrue(Files.isRegularFile(log), "skipped: real Claude Code logs not found at " + log);
+        try {
+            log = log.toRealPath(); // what the indexer cites
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         embedder = Embedders.bundled(BundledModel.DEFAULT);
         store = FunesStore.open(dir.resolve("store"), embedder);
         Indexer.builder(store).build().index(List.of(log));

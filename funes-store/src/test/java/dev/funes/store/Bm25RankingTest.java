@@ -117,7 +117,7 @@ class Bm25RankingTest {
     void rankingInJavaIsFts5sRankingBitForBitOnRealLogs(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<String> words = sqlite.read("read the words", c -> {
                 Set<String> all = new LinkedHashSet<>();
@@ -271,7 +271,7 @@ class Bm25RankingTest {
     void searchesGiveTheSameHitsRankedInJavaOrByFts5(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<SearchRequest> requests = new ArrayList<>();
             String session = store.recentSessions(1).get(0).session();

@@ -99,7 +99,7 @@ class DatasetTest {
         // StoreOptions.freshLimit() added since it opened): once closed, each store's ANN graph
         // is built by several threads and its approximate ranks may differ by a place.
         try (MemoryStore a = open(tmp.resolve("a"))) {
-            Indexer.builder(a).build().index(List.of(fixtures));
+            Indexer.builder(a).passages(false).build().index(List.of(fixtures));
             assertThat(a.stats().memories()).isGreaterThan(40);
             expected = answers(a);
             memories = a.stats().memories();

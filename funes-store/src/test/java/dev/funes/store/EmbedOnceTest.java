@@ -74,7 +74,7 @@ class EmbedOnceTest {
         IndexReport report;
         try (MemoryStore store = FunesStore.open(dir, counting)) {
             // Small batches: while one is embedded and stored, the next ones are read and queued.
-            report = Indexer.builder(store).batchSize(1).build().index(List.of(logs));
+            report = Indexer.builder(store).passages(false).batchSize(1).build().index(List.of(logs));
         }
 
         assertThat(report.filesIndexed()).isEqualTo(2);
@@ -94,7 +94,7 @@ class EmbedOnceTest {
                 Arrays.copyOf(bytes, cut)).toRealPath();
         Path dir = tmp.resolve("store");
         try (MemoryStore store = FunesStore.open(dir, model)) {
-            Indexer.builder(store).build().index(List.of(file));
+            Indexer.builder(store).passages(false).build().index(List.of(file));
         }
         Set<String> before = hashes(dir);
         Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
@@ -102,7 +102,7 @@ class EmbedOnceTest {
 
         IndexReport report;
         try (MemoryStore store = FunesStore.open(dir, counting)) {
-            report = Indexer.builder(store).build().index(List.of(file));
+            report = Indexer.builder(store).passages(false).build().index(List.of(file));
         }
 
         assertThat(report.filesResumed()).isEqualTo(1);

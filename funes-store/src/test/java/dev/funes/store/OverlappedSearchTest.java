@@ -94,7 +94,7 @@ class OverlappedSearchTest {
     void overlappedHybridSearchesGiveTheSameHitsAsSequentialOnes(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             assertThat(store.stats().memories()).isGreaterThan(40);
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<SearchRequest> requests = requests(store);
@@ -122,7 +122,7 @@ class OverlappedSearchTest {
     void fullTextRankingsSplitOverTwoConnectionsGiveTheSameHits(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<SearchRequest> requests = requests(store);
             // Ties in bm25 are where a merge of two sorted halves would go wrong first.
@@ -198,7 +198,7 @@ class OverlappedSearchTest {
     void searchesFromSeveralThreadsAtOnceGiveTheSameHits(@TempDir Path dir) throws Exception {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(2).build())) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             List<SearchRequest> requests = requests(store);
             List<List<SearchHit>> expected = new ArrayList<>();
             for (SearchRequest r : requests) {

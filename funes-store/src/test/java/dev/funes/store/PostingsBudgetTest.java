@@ -122,7 +122,7 @@ class PostingsBudgetTest {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         StoreOptions none = StoreOptions.builder().lexicalBudget(0).build();
         try (MemoryStore store = FunesStore.open(dir, embedder, none)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
         }
         // Reopened, so that both compared stores search the same sealed dense index.
         List<List<SearchHit>> unbounded;
@@ -145,7 +145,7 @@ class PostingsBudgetTest {
     void overTheBudgetTheMostFrequentTermsLeaveTheQuery(@TempDir Path dir) throws SQLException {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
         }
         String query = "the user asked to run the tests again and fix the failing build";
         List<String> terms = FtsQuery.terms(query);

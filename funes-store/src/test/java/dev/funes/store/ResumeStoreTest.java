@@ -100,7 +100,13 @@ class ResumeStoreTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             SourceState state = store.source(file).orElseThrow();
             assertThat(state.resume()).isEmpty();
-            assertThat(state.indexedBytes()).isEqualTo(Files.size(file));
+            // Migration 8 resets every checkpoint so that the next index adds the passages; the
+            // rest of the checkpoint (size, time, head) is kept, and the read after it completes it.
+            assertThat(state.indexedBytes()).isZero();
+            assertThat(state.size()).isEqualTo(Files.size(file));
+            IndexReport once = Indexer.builder(store).build().index(List.of(file));
+            assertThat(once.filesIndexed()).isEqualTo(1);
+            assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(Files.size(file));
             IndexReport again = Indexer.builder(store).build().index(List.of(file));
             assertThat(again.filesUnchanged()).isEqualTo(1);
         }

@@ -98,7 +98,7 @@ class WideFilterTest {
         // some searches find enough passing among them and others fall back.
         StoreOptions options = StoreOptions.builder().candidates(10).build();
         try (MemoryStore store = FunesStore.open(dir, embedder, options)) {
-            Indexer.builder(store).build().index(List.of(fixtures));
+            Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             List<SearchRequest> requests = requests(store);
 
