@@ -52,13 +52,16 @@ final class PassageBytes {
             return passages; // the file changed or went away since it was read: cite the record
         }
         List<Memory> out = new ArrayList<>(passages.size());
-        int from = 0;          // chars of raw searched past
+        int from = 0;          // where the previous passage ended in raw: passages follow each other
         long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
         for (Memory p : passages) {
             String body = body(p.text());
             int start = raw.indexOf(json(head(body)), from);
             String tail = json(tail(body));
-            int end = start < 0 ? -1 : raw.indexOf(tail, start);
+            // The record holds the passage at least as long as written (tidying and cuts only drop
+            // characters), so its last words lie no earlier than this: an earlier repeat of them
+            // inside the passage is not its end.
+            int end = start < 0 ? -1 : raw.indexOf(tail, Math.max(start, start + json(body).length() - tail.length()));
             if (start < 0 || end < 0) {
                 out.add(p);
                 continue;
@@ -66,8 +69,8 @@ final class PassageBytes {
             end += tail.length();
             long startByte = bytesBefore + utf8(raw, from, start);
             long endByte = startByte + utf8(raw, start, end);
-            bytesBefore = startByte;
-            from = start;
+            bytesBefore = endByte;
+            from = end;
             Provenance narrowed = new Provenance(record.source(), record.lineStart(), record.lineEnd(),
                     record.byteStart() + startByte, record.byteStart() + endByte, record.recordIds());
             out.add(new Memory(p.id(), p.kind(), p.text(), p.startedAt(), p.endedAt(), p.agent(), p.project(),

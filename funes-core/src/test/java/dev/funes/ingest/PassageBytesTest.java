@@ -52,6 +52,30 @@ class PassageBytesTest {
     }
 
     @Test
+    void wordsThatRepeatAcrossPassagesDoNotMoveTheirRanges(@TempDir Path tmp) throws IOException {
+        StringBuilder text = new StringBuilder();
+        for (int p = 0; p < 8; p++) {
+            text.append("- Model name is configurable\n");
+            for (int l = 0; l < 6; l++) {
+                text.append("paragraph ").append(p).append(" says this line ").append(l).append(", Model name is configurable\n");
+            }
+            text.append("- Model name is configurable\n\n");
+        }
+        String line = new ObjectMapper().createObjectNode().put("thinking", text.toString()) + "\n";
+        Path log = tmp.resolve("s.jsonl");
+        Files.writeString(log, line, StandardCharsets.UTF_8);
+        Memory piece = Memory.builder(MemoryKind.PASSAGE, "a", text.toString())
+                .provenance(new Provenance(log, 1, 1, 0, line.getBytes(StandardCharsets.UTF_8).length, List.of()))
+                .metadata(Passages.HEADER_KEY, "Thinking").build();
+        List<Memory> passages = PassageBytes.narrow(Passages.split(piece));
+        assertThat(passages).hasSizeGreaterThan(2);
+        for (Memory p : passages) {
+            assertThat(read(log, p.provenance().byteStart(), p.provenance().byteEnd()))
+                    .isEqualTo(PassageBytes.json(p.text().substring(p.text().indexOf('\n') + 1)));
+        }
+    }
+
+    @Test
     void aShortRecordOrAPassageNotFoundAsWrittenKeepsTheRecordsRange(@TempDir Path tmp) throws IOException {
         Path log = tmp.resolve("s.jsonl");
         String line = "{\"content\":\"" + "x".repeat(3000) + "\"}\n";

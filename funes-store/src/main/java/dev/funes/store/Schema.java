@@ -275,7 +275,10 @@ final class Schema {
             // its start; the exchanges read again have the same ids (unchanged), their passages are
             // added. Logs deleted since keep their renderings.
             new Migration(8, "passages: every log is read again by the next index, to add its passages", List.of(
-                    "UPDATE sources SET indexed_bytes = 0, indexed_lines = 0, resume = '' WHERE format <> 'funes:ignore'")));
+                    "UPDATE sources SET indexed_bytes = 0, indexed_lines = 0, resume = '' WHERE format <> 'funes:ignore'",
+                    // Deleting a memory deletes its passages: found by this index, not a scan.
+                    "CREATE INDEX IF NOT EXISTS memories_passage_of ON memories(json_extract(metadata, '$.passageOf'))"
+                            + " WHERE kind = 'passage'")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

@@ -691,12 +691,45 @@ final class SqliteMemoryStore implements MemoryStore {
     @Override
     public boolean delete(String id) {
         Objects.requireNonNull(id, "id");
-        long deletedVector = transaction("delete " + id, writer -> deleteRow(id, Instant.now()), vector -> {
+        // A memory's passages hold its full content: they go with it, in the same transaction.
+        List<Long> deletedVectors = transaction("delete " + id, writer -> {
+            Instant now = Instant.now();
+            long vector = deleteRow(id, now);
+            if (vector == NO_ROW) {
+                return null;
+            }
+            List<Long> vectors = new ArrayList<>();
             if (vector >= 0) {
-                ann.removed(vector);
+                vectors.add(vector);
+            }
+            for (String passage : passagesOf(id)) {
+                long v = deleteRow(passage, now);
+                if (v >= 0) {
+                    vectors.add(v);
+                }
+            }
+            return vectors;
+        }, vectors -> {
+            if (vectors != null) {
+                vectors.forEach(ann::removed);
             }
         });
-        return deletedVector != NO_ROW;
+        return deletedVectors != null;
+    }
+
+    /** The ids of the passages of a memory (through the {@code memories_passage_of} index). */
+    private List<String> passagesOf(String id) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement ps = writer.prepareStatement("SELECT id FROM memories WHERE kind = 'passage'"
+                + " AND json_extract(metadata, '$." + Memory.PASSAGE_OF + "') = ?")) {
+            ps.setString(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+        }
+        return ids;
     }
 
     /**

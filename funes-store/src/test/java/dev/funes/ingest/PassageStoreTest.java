@@ -108,6 +108,32 @@ class PassageStoreTest {
             assertThat(rs.getInt(4)).as("passages using their exchange's vector").isEqualTo(3);
             assertThat(rs.getInt(5)).as("vectors of the output's own text").isZero();
         }
+        // Deleting an exchange deletes its passages (they hold its full content), found by index.
+        String exchange;
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            SearchHit first = store.search(SearchRequest.builder("quokka retention window").limit(1).build()).get(0);
+            exchange = first.memory().id();
+            assertThat(store.delete(exchange)).isTrue();
+            assertThat(store.get(first.passage().id())).isEmpty();
+            assertThat(store.search(SearchRequest.builder("quokka retention window").limit(5).build()))
+                    .hasSize(2).noneMatch(h -> h.memory().id().equals(exchange));
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM memories"
+                    + " WHERE json_extract(metadata, '$.passageOf') = '" + exchange + "'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isZero();
+            }
+            try (ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN SELECT id FROM memories WHERE kind = 'passage'"
+                    + " AND json_extract(metadata, '$.passageOf') = 'x'")) {
+                StringBuilder plan = new StringBuilder();
+                while (rs.next()) {
+                    plan.append(rs.getString(4));
+                }
+                assertThat(plan.toString()).contains("memories_passage_of");
+            }
+        }
     }
 
     @Test
