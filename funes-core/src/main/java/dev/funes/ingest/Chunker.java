@@ -27,9 +27,6 @@ import java.util.function.Consumer;
  */
 final class Chunker {
 
-    /** For the evaluation: embed tool outputs' passages too, instead of using their exchange's vector. */
-    private static final boolean EMBED_OUTPUTS = Boolean.getBoolean("funes.passages.embedOutputs");
-
     /** Most lines one memory cites: a hit must point at something a person can read at once. */
     static final int MAX_LINES = 40;
     /** Most characters of one memory's text: a few paragraphs, well past an embedder's window. */
@@ -340,7 +337,7 @@ final class Chunker {
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
             if (fits(p, r.lastLine(), result.length() + 3)) {
-                piece(call, ex, (error ? "Error of " : "") + about, full, r);
+                output(call, ex, (error ? "Error of " : "") + about, full, r);
                 attach(p, call, r, result);
                 return;
             }
@@ -349,13 +346,13 @@ final class Chunker {
                 k--;
             }
             if (moveTailToNewPart(ex, k, r, result.length() + 3)) {
-                piece(call, ex, (error ? "Error of " : "") + about, full, r);
+                output(call, ex, (error ? "Error of " : "") + about, full, r);
                 attach(ex.open, call, r, result);
                 return;
             }
         }
         Entry e = new Entry(EntryKind.RESULT, r, null, about + " \u2192 " + result);
-        piece(e, ex, (error ? "Error of " : "") + about, full, r);
+        output(e, ex, (error ? "Error of " : "") + about, full, r);
         add(ex, r, e);
     }
 
@@ -548,19 +545,27 @@ final class Chunker {
         ex.closed.clear();
     }
 
+    /** Keeps a tool's whole output, which the entry renders as its head and tail or not at all. */
+    private void output(Entry e, Exchange ex, String header, String text, Rec r) {
+        piece(e, ex, header, text, r, true);
+    }
+
     /** Keeps the full content of a record an entry renders, when passages are wanted and it holds any. */
     private void piece(Entry e, Exchange ex, String header, String text, Rec r) {
+        piece(e, ex, header, text, r, false);
+    }
+
+    private void piece(Entry e, Exchange ex, String header, String text, Rec r, boolean output) {
         if (passages && text != null && text.strip().length() >= Passages.MIN_CHARS) {
             String date = r.time() == null ? null : r.time().toString().substring(0, 10);
             boolean conversation = e.kind == EntryKind.REQUEST || e.kind == EntryKind.TEXT
                     || e.kind == EntryKind.THINKING || e.kind == EntryKind.MARKER;
             // A tool's input or output is headed by the tool and its key input alone, so the same
-            // output read again has the same passages: embedded once, cited from each place.
+            // file written or output read again has the same passages: one text, embedded at most
+            // once, cited from each place.
             String full = !conversation ? header : header + (date == null ? "" : " \u00b7 " + date);
-            boolean output = header.startsWith("Result of ") || header.startsWith("Error of ")
-                    || header.equals("Tool result");
             e.pieces.add(new Piece(full, conversation && e.kind != EntryKind.REQUEST ? ex.context : null, text, r,
-                    output && !EMBED_OUTPUTS));
+                    output));
         }
     }
 
