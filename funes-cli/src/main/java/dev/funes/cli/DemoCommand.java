@@ -43,6 +43,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        OptionValues.valid(spec, () -> SearchRequest.builder("the limit, checked first").limit(limit).build());
         Path dir = store != null ? store.toAbsolutePath().normalize() : Files.createTempDirectory("funes-demo-");
         if (Files.isDirectory(dir)) {
             try (var entries = Files.list(dir)) {

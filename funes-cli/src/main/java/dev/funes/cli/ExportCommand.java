@@ -37,7 +37,7 @@ final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ExportOptions options = new ExportOptions(withVectors, shardRecords, license);
+        ExportOptions options = OptionValues.valid(spec, () -> new ExportOptions(withVectors, shardRecords, license));
         ExportReport report;
         try (OpenStore open = OpenStore.existing(storeOptions.dir())) {
             report = DatasetExport.export(open.store(), dataset, options);

@@ -30,7 +30,7 @@ final class IndexCommand implements Callable<Integer> {
             description = "A git repository to link memories to, besides those the sessions ran in; repeatable.")
     List<Path> repos;
 
-    @Option(names = "--model", paramLabel = "ID",
+    @Option(names = "--model", paramLabel = "ID", converter = OptionValues.ModelId.class,
             description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q.")
     String model;
 

@@ -1,0 +1,39 @@
+package dev.funes.cli;
+
+import dev.funes.embed.BundledModel;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+
+/**
+ * Option values checked before a command runs, so a bad one is a usage error (exit status 2, the
+ * reason and the usage), as picocli's own checks are, and not a failure of the command (1).
+ */
+final class OptionValues {
+
+    private OptionValues() {
+    }
+
+    /** {@code --model ID}: the id of a bundled model. */
+    static final class ModelId implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            try {
+                return BundledModel.fromId(value).id();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Builds what the options describe; an {@link IllegalArgumentException} (a value out of range)
+     * becomes a usage error naming it.
+     */
+    static <T> T valid(CommandLine.Model.CommandSpec spec, Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+}
