@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 /** {@code funes check}: verifies a store, and with {@code --repair} rebuilds its derived parts. */
 @Command(name = "check", description = {
     "Check the integrity of the store: SQLite, schema, vectors and model, sessions, full-text and ANN indexes.",
-    "Exit 0 when healthy, 1 when a problem remains."})
+    "Exit 0 when healthy, 1 when a problem remains; '--repair' is advised only for problems it fixes."})
 final class CheckCommand implements Callable<Integer> {
 
     @Mixin
@@ -59,7 +59,8 @@ final class CheckCommand implements Callable<Integer> {
             for (CheckReport.Finding f : report.findings()) {
                 findings.addObject().put("check", f.check())
                         .put("status", f.status().name().toLowerCase(Locale.ROOT))
-                        .put("message", f.message());
+                        .put("message", f.message())
+                        .put("repairable", f.repairable());
             }
             out.println(HitJson.MAPPER.writeValueAsString(node));
         } else {
@@ -72,8 +73,10 @@ final class CheckCommand implements Callable<Integer> {
         if (report.healthy()) {
             return 0;
         }
+        // --repair is advised only when it fixes something; the other problems say what does.
         err.println("funes: the store " + dir + " has " + report.summary()
-                + (repair ? "" : "; 'funes check --repair' rebuilds what is derived"));
+                + (!repair && report.repairable() ? "; 'funes check --repair' rebuilds what is derived"
+                        : "; see the findings above for what to do"));
         return 1;
     }
 

@@ -4,6 +4,7 @@ import dev.funes.MemoryKind;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.store.FunesStore;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -82,6 +83,11 @@ final class SearchCommand implements Callable<Integer> {
             } else {
                 HitText.print(hits, out);
             }
+        }
+        // Answers from a damaged store are not given silently: cheap signs only (milliseconds), not a check.
+        for (String sign : FunesStore.quickCheck(storeOptions.dir())) {
+            spec.commandLine().getErr().println("warning: the store may be damaged: " + sign
+                    + "; run 'funes check' to see");
         }
         return 0;
     }

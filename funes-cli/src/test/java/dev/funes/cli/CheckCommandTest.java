@@ -76,9 +76,76 @@ class CheckCommandTest {
     }
 
     @Test
+    void damagedFullTextBlocksFailSearchWithAdviceUntilCheckRepairRebuildsThem(@TempDir Path dir) throws SQLException {
+        Path store = indexedStore(dir);
+        sql(store, "DELETE FROM memories_fts_data WHERE id > 10");
+
+        Result search = funes("search", "--store", store.toString(), "two-pass parser");
+        assertThat(search.status()).isEqualTo(1);
+        assertThat(search.err()).hasLineCount(1).contains("full-text index").contains("funes check --repair")
+                .doesNotContain("backup");
+        Result broken = funes("check", "--store", store.toString());
+        assertThat(broken.status()).isEqualTo(1);
+        assertThat(broken.out()).contains("problem   fts").contains("1 problem (fts)");
+        assertThat(broken.err()).contains("'funes check --repair' rebuilds what is derived");
+
+        Result repair = funes("check", "--store", store.toString(), "--repair");
+        assertThat(repair.status()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out()).contains("repaired  fts");
+        Result again = funes("search", "--store", store.toString(), "two-pass parser");
+        assertThat(again.status()).as(again.err()).isZero();
+        assertThat(again.out()).contains("TwoPassLedgerParser");
+        assertThat(again.err()).isEmpty();
+    }
+
+    @Test
+    void zeroedVectorsMakeSearchWarnAndARepairEmbedsTheirTextsAgain(@TempDir Path dir) throws Exception {
+        Path store = indexedStore(dir);
+        sql(store, "UPDATE vectors SET embedding = zeroblob(384 * 4)");
+
+        Result search = funes("search", "--store", store.toString(), "two-pass parser");
+        assertThat(search.status()).as("answers still come, by words").isZero();
+        assertThat(search.out()).contains("TwoPassLedgerParser");
+        assertThat(search.err()).hasLineCount(1).startsWith("warning: the store may be damaged: ")
+                .contains("vectors read are unusable").contains("funes check");
+
+        Result json = funes("check", "--store", store.toString(), "--json");
+        assertThat(json.status()).isEqualTo(1);
+        JsonNode vectors = null;
+        for (JsonNode f : HitJson.MAPPER.readTree(json.out()).get("findings")) {
+            if (f.get("check").asText().equals("vectors")) {
+                vectors = f;
+            }
+        }
+        assertThat(vectors).isNotNull();
+        assertThat(vectors.get("status").asText()).isEqualTo("problem");
+        assertThat(vectors.get("message").asText()).contains("are all zeros");
+        assertThat(vectors.get("repairable").asBoolean()).isTrue();
+
+        Result repair = funes("check", "--store", store.toString(), "--repair");
+        assertThat(repair.status()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out()).contains("repaired  vectors").contains("embedded 8 texts again");
+        Result quiet = funes("search", "--store", store.toString(), "two-pass parser");
+        assertThat(quiet.err()).isEmpty();
+    }
+
+    private static void sql(Path store, String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + store.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    @Test
     void aFileThatIsNotADatabaseFailsWithAdvice(@TempDir Path dir) throws IOException {
         Path store = Files.createDirectories(dir.resolve("store"));
         Files.writeString(store.resolve("funes.db"), "not a database\n".repeat(300));
+        Result plain = funes("check", "--store", store.toString());
+        assertThat(plain.status()).isEqualTo(1);
+        assertThat(plain.err()).as("a repair cannot help: it is not advised").hasLineCount(1)
+                .doesNotContain("--repair").contains("see the findings above");
         Result check = funes("check", "--store", store.toString(), "--repair");
         assertThat(check.status()).isEqualTo(1);
         assertThat(check.out()).contains("problem   database").contains("backup").contains("funes index");

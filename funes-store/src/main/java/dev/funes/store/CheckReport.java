@@ -32,15 +32,26 @@ public record CheckReport(Path store, List<Finding> findings) {
      *                {@code integrity}, {@code foreign-keys}, {@code meta}, {@code vectors},
      *                {@code model}, {@code sessions}, {@code fts}, {@code ann}
      * @param status  the verdict
-     * @param message what was found (and, for a repair, what was done; for a problem, what to do)
+     * @param message    what was found (and, for a repair, what was done; for a problem, what to do)
+     * @param repairable whether {@code --repair} fixes this problem (derived data of a sound
+     *                   database); other problems need what the message says (a backup, indexing
+     *                   the logs again, another model)
      */
-    public record Finding(String check, Status status, String message) {
+    public record Finding(String check, Status status, String message, boolean repairable) {
 
-        /** Validates that no component is null. */
+        /** Validates that no component is null and that only a problem is repairable. */
         public Finding {
             Objects.requireNonNull(check, "check");
             Objects.requireNonNull(status, "status");
             Objects.requireNonNull(message, "message");
+            if (repairable && status != Status.PROBLEM) {
+                throw new IllegalArgumentException("only a problem is repairable: " + status + " " + check);
+            }
+        }
+
+        /** A finding that {@code --repair} does not change. */
+        public Finding(String check, Status status, String message) {
+            this(check, status, message, false);
         }
     }
 
@@ -53,6 +64,11 @@ public record CheckReport(Path store, List<Finding> findings) {
     /** Whether no problem remains. */
     public boolean healthy() {
         return problems().isEmpty();
+    }
+
+    /** Whether some problem is one {@code --repair} fixes (so advising it helps). */
+    public boolean repairable() {
+        return findings.stream().anyMatch(Finding::repairable);
     }
 
     /** The findings with status {@link Status#PROBLEM}. */

@@ -7,10 +7,10 @@ import dev.funes.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -126,10 +126,12 @@ public final class FunesStore {
      * vector ids as SQLite). Safe while other processes use the store.
      *
      * <p>With {@code repair}, what is derived and found wrong is rebuilt: the FTS5 index, the
-     * sessions table, the ANN index file, and vectors no memory uses are removed. Memories, log
-     * checkpoints and the vectors of memories are never deleted or changed; a database that fails
-     * SQLite's integrity check is left as it is (the report says how to recover). The repair
-     * takes the write lock, waiting up to the default {@link StoreOptions#writeLockTimeout()}.
+     * sessions table, the ANN index file, vectors of the model that are unusable (wrong length,
+     * all zeros, NaN) are computed again from their texts, and vectors no memory uses are
+     * removed. Memories and log checkpoints are never deleted or changed; a database that fails
+     * SQLite's integrity check is left as it is (the report says how to recover, and
+     * {@link CheckReport.Finding#repairable()} tells what a repair fixes). The repair takes the
+     * write lock, waiting up to the default {@link StoreOptions#writeLockTimeout()}.
      *
      * @param dir      the store's directory
      * @param embedder the model the store was built with, to compare a few stored vectors with
@@ -144,6 +146,19 @@ public final class FunesStore {
     }
 
     /**
+     * Cheap signs of damage in the store in {@code dir}, for a caller about to trust its answers
+     * (the CLI's {@code search} warns with them): the full-text index holds as many rows as there
+     * are memories and its structure record is there, and the vectors at each end of the id range
+     * have the right length and are finite and not all zeros. Milliseconds, no full scan: an empty
+     * list is no proof of health ({@link #check} is).
+     *
+     * @return one sentence per sign found, empty when none
+     */
+    public static List<String> quickCheck(Path dir) {
+        return StoreCheck.quick(Objects.requireNonNull(dir, "dir"));
+    }
+
+    /**
      * The id of the embedding model the store in {@code dir} was built with, read without opening
      * the store; empty when {@code dir} holds no store. Lets a caller pick the right
      * {@link Embedder} before {@link #open}.
@@ -155,9 +170,7 @@ public final class FunesStore {
         if (!Files.isRegularFile(db)) {
             return Optional.empty();
         }
-        org.sqlite.SQLiteConfig readOnly = new org.sqlite.SQLiteConfig();
-        readOnly.setReadOnly(true);
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db, readOnly.toProperties());
+        try (Connection c = SqliteMemoryStore.connect(db, true);
              PreparedStatement q = c.prepareStatement("SELECT value FROM meta WHERE key = 'model_id'");
              ResultSet rs = q.executeQuery()) {
             return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();

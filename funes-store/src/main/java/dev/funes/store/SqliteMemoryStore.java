@@ -64,6 +64,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Processes: every write transaction also holds the store's {@link WriteLock}, so writers of
  * several processes take turns with a bounded wait and a clear error; reads never take it.
+ *
+ * <p>Read-only: a store whose directory or database file cannot be written (permissions, a
+ * read-only file system) opens for reading only. Searches and reads work; every write fails
+ * with a {@link StoreException} saying so; nothing is migrated, rebuilt or sealed on disk (the
+ * dense index searches what its files lack from memory).
  */
 final class SqliteMemoryStore implements MemoryStore {
 
@@ -95,7 +100,9 @@ final class SqliteMemoryStore implements MemoryStore {
     private final StoreOptions options;
     private final String modelId;
     private final int dimension;
+    /** The connection writes go through; in a read-only store, one more read-only connection. */
     private final Connection writer;
+    private final boolean readOnly;
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Serializes write transactions across processes; see {@link WriteLock}. */
     private final WriteLock fileLock;
@@ -145,8 +152,9 @@ final class SqliteMemoryStore implements MemoryStore {
     private OpenReport openReport;
 
     private SqliteMemoryStore(Path dir, Embedder embedder, StoreOptions options, Connection writer,
-                              List<Connection> readConnections, UUID storeId, WriteLock fileLock) {
+                              List<Connection> readConnections, UUID storeId, WriteLock fileLock, boolean readOnly) {
         this.dir = dir;
+        this.readOnly = readOnly;
         this.databaseFile = dir.resolve(DATABASE_FILE);
         this.embedder = embedder;
         this.options = options;
@@ -166,17 +174,20 @@ final class SqliteMemoryStore implements MemoryStore {
         Objects.requireNonNull(options, "options");
         Path directory = dir.toAbsolutePath().normalize();
         Path file = directory.resolve(DATABASE_FILE);
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new StoreException("cannot create the store directory " + directory + ": " + e, e);
+        boolean readOnly = readOnly(directory, file);
+        if (!readOnly) {
+            try {
+                Files.createDirectories(directory);
+            } catch (IOException e) {
+                throw new StoreException("cannot create the store directory " + directory + ": " + e, e);
+            }
         }
         List<Connection> opened = new ArrayList<>();
         try {
             WriteLock fileLock = new WriteLock(directory, options.writeLockTimeout());
-            Connection writer = connect(file, false);
+            Connection writer = connect(file, readOnly);
             opened.add(writer);
-            int found = Schema.migrate(writer, file);
+            int found = readOnly ? readableSchema(writer, file) : Schema.migrate(writer, file);
             UUID storeId = checkMeta(writer, file, embedder, found == 0);
             List<Connection> readers = new ArrayList<>();
             for (int i = 0; i < options.readConnections(); i++) {
@@ -186,8 +197,10 @@ final class SqliteMemoryStore implements MemoryStore {
                 readers.add(reader);
             }
             SqliteMemoryStore store = new SqliteMemoryStore(directory, embedder, options, writer, readers, storeId,
-                    fileLock);
-            store.removeStaleTempFiles();
+                    fileLock, readOnly);
+            if (!readOnly) {
+                store.removeStaleTempFiles();
+            }
             long started = System.nanoTime();
             store.ann = StoreIndex.open(directory, new IndexSegment.Identity(storeId, store.modelId, store.dimension),
                     options, writer);
@@ -195,7 +208,8 @@ final class SqliteMemoryStore implements MemoryStore {
             store.openReport = new OpenReport(found == 0, found, Schema.version(writer), outcome.rebuilt(),
                     outcome.reason(), (int) outcome.segmentVectors(), outcome.memtableVectors(),
                     Duration.ofNanos(System.nanoTime() - started));
-            LOG.info("Opened Funes store {} ({}): {}", directory, store.modelId, store.openReport.summary());
+            LOG.info("Opened Funes store {} ({}{}): {}", directory, store.modelId, readOnly ? ", read-only" : "",
+                    store.openReport.summary());
             return store;
         } catch (SQLException | IOException | RuntimeException e) {
             for (Connection c : opened) {
@@ -212,9 +226,33 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
+    /**
+     * Whether an existing store can only be read: its directory or its database file is not
+     * writable (by this user, or on a read-only file system). As root, permissions do not stop
+     * writes, so only a read-only file system makes a store read-only.
+     */
+    static boolean readOnly(Path directory, Path file) {
+        return Files.isRegularFile(file) && (!Files.isWritable(directory) || !Files.isWritable(file));
+    }
+
+    /** The schema version of a store opened read-only, which cannot be migrated. */
+    private static int readableSchema(Connection db, Path file) throws SQLException {
+        int found = Schema.version(db);
+        if (found > Schema.CURRENT_VERSION) {
+            throw new StoreException("the store " + file + " was written by a newer Funes (schema version " + found
+                    + "; this Funes reads up to version " + Schema.CURRENT_VERSION + "): upgrade Funes to open it");
+        }
+        if (found < Schema.CURRENT_VERSION) {
+            throw new StoreException("the store " + file.getParent() + " is read-only and its schema (version " + found
+                    + ") is older than this Funes's (" + Schema.CURRENT_VERSION + "): open it once where it can be"
+                    + " written, which migrates it");
+        }
+        return found;
+    }
+
     static Connection connect(Path file, boolean readOnly) throws SQLException {
         if (readOnly) {
-            return config(true).createConnection("jdbc:sqlite:" + file);
+            return config(true).createConnection(readOnlyUrl(file));
         }
         // Two processes creating a store at once both switch the new file to WAL; SQLite answers
         // one of them SQLITE_BUSY at once, without calling the busy handler (it would deadlock
@@ -234,6 +272,35 @@ final class SqliteMemoryStore implements MemoryStore {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * The URL of a read-only connection. SQLite reads a WAL database through its {@code -shm}
+     * file, creating it when missing; where it cannot (a read-only directory or file system) and
+     * neither it nor a {@code -wal} file exists, the database is opened {@code immutable}: read as
+     * it is, without locks, which is right when nothing can write it.
+     */
+    static String readOnlyUrl(Path file) {
+        Path directory = file.toAbsolutePath().getParent();
+        boolean walFiles = Files.exists(file.resolveSibling(file.getFileName() + "-shm"))
+                || Files.exists(file.resolveSibling(file.getFileName() + "-wal"));
+        if (!walFiles && directory != null && !Files.isWritable(directory)) {
+            return "jdbc:sqlite:" + file.toAbsolutePath().toUri() + "?immutable=1";
+        }
+        return "jdbc:sqlite:" + file;
+    }
+
+    /** Whether this store was opened read-only ({@link #readOnly(Path, Path)}). */
+    boolean isReadOnly() {
+        return readOnly;
+    }
+
+    /** Refuses a write to a read-only store before anything is locked or computed. */
+    private void ensureWritable(String what) {
+        if (readOnly) {
+            throw new StoreException("cannot " + what + " in the store " + dir + ": it is read-only (its directory or "
+                    + DATABASE_FILE + " cannot be written); nothing was changed");
         }
     }
 
@@ -562,6 +629,7 @@ final class SqliteMemoryStore implements MemoryStore {
         // Only the transaction holds the file lock, not the embedding before it: a waiting writer
         // then waits milliseconds, not seconds, and long-lived writers (a watcher, an MCP server)
         // can share the store.
+        ensureWritable("add " + memories.size() + " memories");
         try (WriteLock.Held held = fileLock.acquire("adding " + memories.size() + " memories")) {
             writer.setAutoCommit(false);
             try {
@@ -578,7 +646,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
                 return result;
             } catch (SQLException | RuntimeException e) {
-                writer.rollback();
+                abandon(writer, e);
                 throw e;
             } finally {
                 writer.setAutoCommit(true);
@@ -885,6 +953,7 @@ final class SqliteMemoryStore implements MemoryStore {
         lifecycle.readLock().lock();
         try {
             ensureOpen();
+            ensureWritable(what);
             writeLock.lock();
             try {
                 T result;
@@ -894,7 +963,7 @@ final class SqliteMemoryStore implements MemoryStore {
                         result = body.apply(writer);
                         writer.commit();
                     } catch (SQLException | RuntimeException e) {
-                        writer.rollback();
+                        abandon(writer, e);
                         throw e;
                     } finally {
                         writer.setAutoCommit(true);
@@ -1845,10 +1914,48 @@ final class SqliteMemoryStore implements MemoryStore {
         if (m != null && m.contains("SQLITE_BUSY")) {
             return "the database is locked by another process (" + m + "); try again when it is done";
         }
+        if (diskFull(e)) {
+            return "no space left on device: the disk holding the store is full (" + m + "); free some space and"
+                    + " run it again";
+        }
+        if (m != null && m.contains("SQLITE_CORRUPT_VTAB")) {
+            return "the full-text index in " + DATABASE_FILE + " is damaged (" + m + "). It is derived from the"
+                    + " memories, which are intact: `funes check --repair` rebuilds it.";
+        }
         if (damaged(e)) {
             return "the database " + DATABASE_FILE + " is damaged or is not a SQLite database (" + m + "). " + DAMAGE_ADVICE;
         }
         return m == null ? e.toString() : m;
+    }
+
+    /**
+     * Ends a write transaction that failed, keeping {@code failure} as the error to report. After
+     * some errors (SQLITE_FULL, an I/O error) SQLite has rolled the transaction back already, so
+     * rolling back or committing again fails with "no transaction is active": that error is
+     * attached to the first one, never put in its place (it would hide a full disk).
+     */
+    static void abandon(Connection c, Exception failure) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+        try {
+            c.setAutoCommit(true); // leaves the connection in auto-commit even when it fails
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Whether the disk is full: SQLite's SQLITE_FULL, or the system's ENOSPC in an I/O error. */
+    static boolean diskFull(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("SQLITE_FULL") || m.contains("No space left on device"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether SQLite says the file is not a database or is malformed. */

@@ -40,6 +40,10 @@ final class StoreCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreCheck.class);
 
+    /** The row of {@code memories_fts_data} holding FTS5's structure record. */
+    private static final int FTS_STRUCTURE_ROW = 10;
+    /** The FTS5 table: FTS5's integrity findings name it in quotes. */
+    private static final String FTS_TABLE = "\"memories_fts\"";
     private static final List<String> TABLES = List.of("meta", "vectors", "memories", "memories_fts", "sessions",
             "sources");
     /** Stored vectors re-embedded from each end of the id range. */
@@ -47,6 +51,8 @@ final class StoreCheck {
     /** Least cosine between a stored vector and a fresh embedding of its text; ONNX runs differ by far less. */
     private static final double MODEL_AGREEMENT = 0.98;
     private static final int EXAMPLES = 5;
+    /** Texts embedded together when repair computes broken vectors again. */
+    private static final int EMBED_BATCH = 32;
     private static final String REBUILT_AT_OPEN = " The index is derived from the vectors in SQLite: the next open"
             + " rebuilds it, or repair now.";
 
@@ -90,9 +96,23 @@ final class StoreCheck {
         boolean staleDigest;
         /** Row numbers of memories whose identifier terms do not match their text. */
         final List<Long> staleTerms = new ArrayList<>();
+        /** Ids of vectors the model computed that are unusable (wrong length, all zeros, NaN): repair re-embeds them. */
+        final List<Long> brokenVectors = new ArrayList<>();
 
         void add(String check, Status status, String message) {
             findings.add(new Finding(check, status, message));
+        }
+
+        /** A problem {@code --repair} fixes, if the database proves sound (see {@link #inspect}). */
+        void addRepairable(String check, String message) {
+            findings.add(new Finding(check, Status.PROBLEM, message, true));
+        }
+
+        /** Repair rebuilds nothing from a database that is not sound: none of its findings is repairable then. */
+        void noneRepairableUnlessSound() {
+            if (!sound) {
+                findings.replaceAll(f -> f.repairable() ? new Finding(f.check(), f.status(), f.message()) : f);
+            }
         }
 
         boolean has(String check, Status status) {
@@ -135,6 +155,60 @@ final class StoreCheck {
         return new CheckReport(dir, findings);
     }
 
+    // ---------------------------------------------------------------- quick signs
+
+    /** Vectors read at each end of the id range by {@link #quick}. */
+    private static final int QUICK_VECTORS = 16;
+
+    /** See {@link FunesStore#quickCheck}. */
+    static List<String> quick(Path dir) {
+        Path database = dir.toAbsolutePath().normalize().resolve(SqliteMemoryStore.DATABASE_FILE);
+        List<String> signs = new ArrayList<>();
+        try (Connection c = SqliteMemoryStore.connect(database, true)) {
+            c.setAutoCommit(false);
+            try {
+                long memories = single(c, "SELECT count(*) FROM memories");
+                long indexed = single(c, "SELECT count(*) FROM memories_fts_docsize");
+                if (memories != indexed || (memories > 0
+                        && single(c, "SELECT count(*) FROM memories_fts_data WHERE id = " + FTS_STRUCTURE_ROW) == 0)) {
+                    signs.add("the full-text index lists " + indexed + " memories of " + memories
+                            + (memories == indexed ? " and misses its structure record" : "")
+                            + ": searches by words miss memories");
+                }
+                String dimension = null;
+                try (Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE key = 'dimension'")) {
+                    dimension = rs.next() ? rs.getString(1) : null;
+                }
+                int bytes = dimension == null ? -1 : Integer.parseInt(dimension) * Float.BYTES;
+                long broken = 0;
+                long read = 0;
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                        "SELECT embedding FROM vectors WHERE id IN (SELECT id FROM vectors ORDER BY id LIMIT "
+                                + QUICK_VECTORS + ") OR id IN (SELECT id FROM vectors ORDER BY id DESC LIMIT "
+                                + QUICK_VECTORS + ")")) {
+                    while (rs.next()) {
+                        read++;
+                        byte[] blob = rs.getBytes(1);
+                        if (blob == null || blob.length != bytes || fault(blob) != null) {
+                            broken++;
+                        }
+                    }
+                }
+                if (broken > 0) {
+                    signs.add(broken + " of the " + read + " vectors read are unusable (wrong length, all zeros or"
+                            + " NaN): searches by meaning miss memories");
+                }
+            } finally {
+                c.rollback();
+            }
+        } catch (SQLException | NumberFormatException e) {
+            signs.add("the store cannot be read as it should: " + (e instanceof SQLException sql
+                    ? SqliteMemoryStore.message(sql) : "damaged meta table (" + e.getMessage() + ")"));
+        }
+        return signs;
+    }
+
     // ---------------------------------------------------------------- inspection
 
     private Inspection inspect() {
@@ -170,6 +244,7 @@ final class StoreCheck {
             in.sound = false;
             in.add("database", Status.PROBLEM, "cannot be read: " + SqliteMemoryStore.message(e));
         }
+        in.noneRepairableUnlessSound();
         return in;
     }
 
@@ -235,6 +310,15 @@ final class StoreCheck {
             in.add("integrity", Status.OK, "SQLite's integrity check passed");
             return true;
         }
+        // SQLite's check also asks FTS5 to check its index (SQLite 3.44 and later); what FTS5
+        // finds names its table. The index is derived from the memories: the fts check reports
+        // it and repair rebuilds it. Damage to the pages themselves names no table and stays here.
+        List<String> fullText = messages.stream().filter(m -> m.contains(FTS_TABLE)).toList();
+        if (fullText.size() == messages.size()) {
+            in.add("integrity", Status.OK, "SQLite's integrity check passed for the tables; it found the full-text"
+                    + " index damaged (see fts)");
+            return true;
+        }
         in.add("integrity", Status.PROBLEM, "SQLite's integrity check failed: " + String.join("; ", messages) + ". "
                 + SqliteMemoryStore.DAMAGE_ADVICE);
         return false;
@@ -293,35 +377,103 @@ final class StoreCheck {
         return true;
     }
 
+    /**
+     * Reads every vector, as a stream of BLOBs: each must hold {@code dimension} float32 values,
+     * finite and not all zero (a zeroed vector matches nothing, and cosine with it is undefined).
+     * About a second per million vectors of 384 dimensions beyond reading them from disk.
+     */
     private void vectors(Connection c, Inspection in) {
         try {
-            long vectors = single(c, "SELECT count(*) FROM vectors");
             in.memories = single(c, "SELECT count(*) FROM memories");
-            long badLength;
-            try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM vectors WHERE length(embedding) != ?")) {
-                ps.setLong(1, (long) in.dimension * Float.BYTES);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    badLength = rs.getLong(1);
+            int bytes = in.dimension * Float.BYTES;
+            long vectors = 0;
+            long badLength = 0;
+            long zero = 0;
+            long nonFinite = 0;
+            long fromCallers = 0;
+            List<Long> examples = new ArrayList<>();
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id, content_hash LIKE '" + CallerVectors.KEY_PREFIX
+                         + "%', embedding FROM vectors ORDER BY id")) {
+                while (rs.next()) {
+                    vectors++;
+                    byte[] blob = rs.getBytes(3);
+                    String fault = blob == null || blob.length != bytes ? "length" : fault(blob);
+                    if (fault == null) {
+                        continue;
+                    }
+                    switch (fault) {
+                        case "length" -> badLength++;
+                        case "zero" -> zero++;
+                        default -> nonFinite++;
+                    }
+                    long id = rs.getLong(1);
+                    if (examples.size() < EXAMPLES) {
+                        examples.add(id);
+                    }
+                    if (rs.getBoolean(2)) {
+                        fromCallers++;
+                    } else {
+                        in.brokenVectors.add(id);
+                    }
                 }
             }
             long wrongText = single(c, "SELECT count(*) FROM memories m JOIN vectors v ON v.id = m.vector_id"
                     + " WHERE v.content_hash != m.content_hash");
             in.unusedVectors = single(c, "SELECT count(*) FROM vectors v WHERE NOT EXISTS"
                     + " (SELECT 1 FROM memories m WHERE m.vector_id = v.id)");
-            if (badLength > 0 || wrongText > 0) {
-                in.add("vectors", Status.PROBLEM, (badLength > 0 ? badLength + " vectors do not have " + in.dimension
-                        + " float32 values; " : "") + (wrongText > 0 ? wrongText + " memories use the vector of"
-                        + " another text; " : "") + "searches by meaning would be wrong. " + SqliteMemoryStore.DAMAGE_ADVICE);
+            long broken = badLength + zero + nonFinite;
+            if (broken > 0 || wrongText > 0) {
+                List<String> what = new ArrayList<>();
+                if (badLength > 0) {
+                    what.add(badLength + " do not have " + in.dimension + " float32 values");
+                }
+                if (zero > 0) {
+                    what.add(zero + " are all zeros");
+                }
+                if (nonFinite > 0) {
+                    what.add(nonFinite + " hold NaN or infinity");
+                }
+                String message = (broken > 0 ? "of " + vectors + " vectors, " + String.join(", ", what) + " (ids "
+                        + examples + (broken > examples.size() ? ", ..." : "") + "); " : "")
+                        + (wrongText > 0 ? wrongText + " memories use the vector of another text; " : "")
+                        + "searches by meaning cannot find those memories or rank them wrong.";
+                if (wrongText == 0 && fromCallers == 0 && sameModel(in)) {
+                    in.addRepairable("vectors", message + " The vectors are the model's, computed from the texts:"
+                            + " repair embeds those texts again.");
+                } else {
+                    in.add("vectors", Status.PROBLEM, message + (fromCallers > 0 ? " " + fromCallers + " of them were"
+                            + " given by the program that stored them (not computed by the model): delete those"
+                            + " memories and add them again through it. " : " ") + SqliteMemoryStore.DAMAGE_ADVICE);
+                }
             } else if (in.unusedVectors > 0) {
                 in.add("vectors", Status.WARNING, in.unusedVectors + " of " + vectors + " vectors are used by no memory"
                         + " (harmless, they match nothing; repair removes them)");
             } else {
-                in.add("vectors", Status.OK, vectors + " vectors for " + in.memories + " memories");
+                in.add("vectors", Status.OK, "all " + vectors + " vectors for " + in.memories + " memories hold "
+                        + in.dimension + " finite values, not all zero");
             }
         } catch (SQLException e) {
             in.add("vectors", Status.PROBLEM, SqliteMemoryStore.message(e));
         }
+    }
+
+    /** Whether the embedder given is the store's model, so it can compute the store's vectors again. */
+    private boolean sameModel(Inspection in) {
+        return embedder != null && embedder.modelId().equals(in.modelId) && embedder.dimension() == in.dimension;
+    }
+
+    /** What is wrong with a vector of the right length: {@code "zero"}, {@code "nan"}, or null. */
+    private static String fault(byte[] blob) {
+        boolean allZero = true;
+        for (int i = 0; i < blob.length; i += Float.BYTES) {
+            int bits = (blob[i] & 0xff) | (blob[i + 1] & 0xff) << 8 | (blob[i + 2] & 0xff) << 16 | (blob[i + 3] & 0xff) << 24;
+            if ((bits & 0x7f800000) == 0x7f800000) {
+                return "nan"; // exponent all ones: NaN or infinity
+            }
+            allZero &= (bits & 0x7fffffff) == 0;
+        }
+        return allZero ? "zero" : null;
     }
 
     /**
@@ -351,7 +503,8 @@ final class StoreCheck {
                 while (rs.next()) {
                     byte[] blob = rs.getBytes(2);
                     String text = rs.getString(3);
-                    if (text != null && blob != null && blob.length == in.dimension * Float.BYTES) {
+                    // A broken vector (zeros, NaN) is the vectors check's finding, not a changed model.
+                    if (text != null && blob != null && blob.length == in.dimension * Float.BYTES && fault(blob) == null) {
                         ids.add(rs.getLong(1));
                         stored.add(Rows.vector(blob, in.dimension, rs.getLong(1)));
                         texts.add(text);
@@ -408,7 +561,7 @@ final class StoreCheck {
             if (wrong.isEmpty()) {
                 in.add("sessions", Status.OK, single(c, "SELECT count(*) FROM sessions") + " sessions agree with their memories");
             } else {
-                in.add("sessions", Status.PROBLEM, wrong.size() + " sessions disagree with their memories (for example "
+                in.addRepairable("sessions", wrong.size() + " sessions disagree with their memories (for example "
                         + String.join(", ", wrong.subList(0, Math.min(EXAMPLES, wrong.size())))
                         + "): session lists and counts are wrong. The table is derived from the memories: repair"
                         + " recomputes it.");
@@ -441,7 +594,7 @@ final class StoreCheck {
                 }
             }
             if (!in.staleTerms.isEmpty()) {
-                in.add("fts", Status.PROBLEM, in.staleTerms.size() + " of " + rows + " memories have identifier terms"
+                in.addRepairable("fts", in.staleTerms.size() + " of " + rows + " memories have identifier terms"
                         + " that do not match their text (rows " + in.staleTerms.subList(0,
                         Math.min(EXAMPLES, in.staleTerms.size())) + "): searches by identifier may miss them. The"
                         + " terms are derived from the text: repair recomputes them and rebuilds the full-text index.");
@@ -463,7 +616,7 @@ final class StoreCheck {
                     in.add("fts", Status.PROBLEM, "cannot be checked in a database that fails SQLite's integrity"
                             + " check (" + e.getMessage() + ")");
                 } else if (SqliteMemoryStore.damaged(e)) {
-                    in.add("fts", Status.PROBLEM, "the full-text index does not match the memories (" + e.getMessage()
+                    in.addRepairable("fts", "the full-text index does not match the memories (" + e.getMessage()
                             + "): searches by words may miss memories or fail. It is derived from the memories:"
                             + " repair rebuilds it.");
                 } else {
@@ -535,7 +688,7 @@ final class StoreCheck {
             if (!Files.exists(manifestFile)) {
                 // Normal until a writing store first seals a segment (after freshLimit vectors, or
                 // at close): the vectors are searched from memory meanwhile. The next open builds it.
-                in.add("ann", digest != null ? Status.PROBLEM : Status.OK, digest != null ? digest
+                annFinding(in, digest != null ? Status.PROBLEM : Status.OK, digest != null ? digest
                         : vectors == 0 ? "no vectors, no index"
                         : "no " + index + SegmentedIndex.MANIFEST + " yet: the " + vectors + " vectors are searched"
                         + " from memory until a segment is written (when a writing store closes, or at the next open)");
@@ -545,7 +698,7 @@ final class StoreCheck {
             try {
                 manifest = SegmentedIndex.readManifest(manifestFile, identity);
             } catch (IndexSegment.InvalidIndexException e) {
-                in.add("ann", Status.PROBLEM, index + SegmentedIndex.MANIFEST + ": " + e.getMessage() + "."
+                annFinding(in, Status.PROBLEM, index + SegmentedIndex.MANIFEST + ": " + e.getMessage() + "."
                         + REBUILT_AT_OPEN);
                 return;
             }
@@ -555,13 +708,13 @@ final class StoreCheck {
                 try {
                     segment = IndexSegment.load(indexDir.resolve(entry.name()), identity);
                 } catch (IndexSegment.InvalidIndexException e) {
-                    in.add("ann", Status.PROBLEM, index + entry.name() + ": " + e.getMessage() + "." + REBUILT_AT_OPEN);
+                    annFinding(in, Status.PROBLEM, index + entry.name() + ": " + e.getMessage() + "." + REBUILT_AT_OPEN);
                     return;
                 }
                 try {
                     if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
                             || segment.bodyCrc() != entry.bodyCrc()) {
-                        in.add("ann", Status.PROBLEM, index + entry.name() + " does not match the manifest."
+                        annFinding(in, Status.PROBLEM, index + entry.name() + " does not match the manifest."
                                 + REBUILT_AT_OPEN);
                         return;
                     }
@@ -576,10 +729,10 @@ final class StoreCheck {
             Arrays.sort(inSegments);
             if (vectors == 0) {
                 if (digest != null && inSegments.length == 0) {
-                    in.add("ann", Status.PROBLEM, digest);
+                    annFinding(in, Status.PROBLEM, digest);
                     return;
                 }
-                in.add("ann", inSegments.length == 0 ? Status.OK : Status.PROBLEM, inSegments.length == 0
+                annFinding(in, inSegments.length == 0 ? Status.OK : Status.PROBLEM, inSegments.length == 0
                         ? "no vectors, an empty index"
                         : index + " holds " + inSegments.length + " vectors but the store has none." + REBUILT_AT_OPEN);
                 return;
@@ -588,14 +741,14 @@ final class StoreCheck {
             long[] inDatabase = ids(c, max);
             long[] diff = difference(inSegments, inDatabase);
             if (diff[1] > 0) {
-                in.add("ann", Status.PROBLEM, index + " is stale: its " + manifest.segments().size() + " segments hold "
+                annFinding(in, Status.PROBLEM, index + " is stale: its " + manifest.segments().size() + " segments hold "
                         + inSegments.length + " vectors up to id " + max + ", the database " + inDatabase.length + " ("
                         + diff[1] + " missing from the segments, " + diff[0] + " deleted since)." + REBUILT_AT_OPEN);
                 return;
             }
             long newer = vectors - inDatabase.length;
             if (digest != null) {
-                in.add("ann", Status.PROBLEM, digest);
+                annFinding(in, Status.PROBLEM, digest);
                 return;
             }
             in.add("ann", Status.OK, index + " holds " + inSegments.length + " vectors in " + manifest.segments().size()
@@ -604,6 +757,15 @@ final class StoreCheck {
                     + " until a segment is written (when a writing store closes)" : ""));
         } catch (SQLException e) {
             in.add("ann", Status.PROBLEM, SqliteMemoryStore.message(e));
+        }
+    }
+
+    /** The index is derived from the vectors in SQLite: every problem with it is repaired by a rebuild. */
+    private static void annFinding(Inspection in, Status status, String message) {
+        if (status == Status.PROBLEM) {
+            in.addRepairable("ann", message);
+        } else {
+            in.add("ann", status, message);
         }
     }
 
@@ -658,15 +820,26 @@ final class StoreCheck {
         boolean unused = in.has("vectors", Status.WARNING) && in.unusedVectors > 0;
         boolean digest = in.staleDigest;
         boolean ann = in.has("ann", Status.PROBLEM);
+        boolean reembed = in.findings.stream().anyMatch(f -> f.check().equals("vectors") && f.repairable());
         if (!in.sound) {
             notes.add(new Finding("repair", Status.PROBLEM, "nothing was rebuilt: derived data is rebuilt only from a"
                     + " database that passes the database, schema, integrity and meta checks"));
             return done;
         }
-        if (!fts && !sessions && !unused && !ann) {
+        if (!fts && !sessions && !unused && !ann && !reembed) {
             return done;
         }
-        if (fts || sessions || unused || digest) {
+        Map<Long, float[]> embedded = new LinkedHashMap<>();
+        if (reembed) {
+            try {
+                embedAgain(in.brokenVectors, embedded);
+            } catch (SQLException | RuntimeException e) {
+                notes.add(new Finding("repair", Status.PROBLEM, "could not embed the texts of the broken vectors again: "
+                        + (e instanceof SQLException sql ? SqliteMemoryStore.message(sql) : e.getMessage())));
+                reembed = false;
+            }
+        }
+        if (fts || sessions || unused || digest || reembed) {
             try (WriteLock.Held held = new WriteLock(dir, lockTimeout).acquire("repairing the store");
                  Connection w = SqliteMemoryStore.connect(database, false)) {
                 w.setAutoCommit(false);
@@ -705,6 +878,17 @@ final class StoreCheck {
                         }
                         done.put("ann", "recomputed the digest of the vector ids (table vector_digest) and its triggers");
                     }
+                    if (reembed) {
+                        try (PreparedStatement ps = w.prepareStatement("UPDATE vectors SET embedding = ? WHERE id = ?")) {
+                            for (Map.Entry<Long, float[]> e : embedded.entrySet()) {
+                                ps.setBytes(1, Rows.vectorBytes(e.getValue()));
+                                ps.setLong(2, e.getKey());
+                                ps.executeUpdate();
+                            }
+                        }
+                        done.merge("vectors", "embedded " + embedded.size() + " texts again for their broken vectors",
+                                (a, b) -> a + ", and " + b);
+                    }
                     w.commit();
                 } catch (SQLException | RuntimeException e) {
                     w.rollback();
@@ -717,7 +901,8 @@ final class StoreCheck {
                 return done;
             }
         }
-        if ((ann && !indexSound(in)) || unused) {
+        // The index holds copies of the vectors: removed or re-embedded ones need a rebuild.
+        if ((ann && !indexSound(in)) || unused || reembed) {
             String what = rebuildIndex(in, notes);
             if (what != null) {
                 if (ann) {
@@ -729,6 +914,38 @@ final class StoreCheck {
         }
         LOG.info("Repaired the store {}: {}", dir, done);
         return done;
+    }
+
+    /**
+     * Embeds again the text behind each of the given vectors (a vector no memory uses is left
+     * out: repair removes those), in batches, before the write transaction begins.
+     */
+    private void embedAgain(List<Long> vectorIds, Map<Long, float[]> embedded) throws SQLException {
+        Map<Long, String> texts = new LinkedHashMap<>();
+        try (Connection c = SqliteMemoryStore.connect(database, true);
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT text FROM memories WHERE vector_id = ? ORDER BY seq LIMIT 1")) {
+            for (long id : vectorIds) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        texts.put(id, rs.getString(1));
+                    }
+                }
+            }
+        }
+        List<Long> ids = new ArrayList<>(texts.keySet());
+        for (int from = 0; from < ids.size(); from += EMBED_BATCH) {
+            List<Long> batch = ids.subList(from, Math.min(from + EMBED_BATCH, ids.size()));
+            List<float[]> vectors = embedder.embedDocuments(batch.stream().map(texts::get).toList());
+            for (int i = 0; i < batch.size(); i++) {
+                float[] v = vectors.get(i);
+                if (v == null || v.length != embedder.dimension() || fault(Rows.vectorBytes(v)) != null) {
+                    throw new StoreException("the model gave no usable vector for the text of vector " + batch.get(i));
+                }
+                embedded.put(batch.get(i), v);
+            }
+        }
     }
 
     /** Whether the {@code ann} problem was the digest alone (the index files themselves agree with SQLite). */

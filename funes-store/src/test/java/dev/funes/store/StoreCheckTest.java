@@ -149,6 +149,7 @@ class StoreCheckTest {
         assertThat(report.healthy()).isFalse();
         assertThat(report.problems()).extracting(Finding::check).containsExactly("fts");
         assertThat(report.summary()).isEqualTo("1 problem (fts)");
+        assertThat(report.repairable()).isTrue();
 
         CheckReport repaired = check(dir, true);
         assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
@@ -164,6 +165,87 @@ class StoreCheckTest {
     }
 
     @Test
+    void damagedFullTextBlocksFailSearchUntilARepairRebuildsThem(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        List<String> before = memoryRows(dir);
+        // FTS5's own shadow table loses its index blocks (rows 1 and 10 are its averages and
+        // structure records): SQLite's integrity check reports FTS5 corruption, the tables are sound.
+        sql(dir, "DELETE FROM memories_fts_data WHERE id > 10");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThatThrownBy(() -> store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("full-text index").hasMessageContaining("funes check --repair");
+        }
+        assertThat(FunesStore.quickCheck(dir)).isEmpty(); // its rows and structure record are all there
+
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("fts");
+        assertThat(finding(report, "integrity").message()).contains("passed for the tables")
+                .contains("full-text index damaged");
+        assertThat(finding(report, "fts").message()).contains("corrupt").contains("repair rebuilds it");
+        assertThat(report.repairable()).isTrue();
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
+        assertThat(finding(repaired, "fts").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "integrity").message()).isEqualTo("SQLite's integrity check passed");
+        assertThat(memoryRows(dir)).isEqualTo(before);
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")).get(0).memory().id())
+                    .isEqualTo(corpus.get("tls-port").id());
+        }
+    }
+
+    @Test
+    void everyVectorIsReadSoZeroedAndNaNOnesAreFoundAndARepairEmbedsTheirTextsAgain(@TempDir Path dir)
+            throws SQLException {
+        createStore(dir);
+        List<String> before = memoryRows(dir);
+        List<String> ids = rows(dir, "SELECT id FROM vectors ORDER BY id");
+        // Two vectors from the middle of the id range, where no sample of its ends would look.
+        String zeroed = ids.get(ids.size() / 2).replace("|", "");
+        String nan = ids.get(ids.size() / 2 + 1).replace("|", "");
+        sql(dir, "UPDATE vectors SET embedding = zeroblob(" + embedder.dimension() * 4 + ") WHERE id = " + zeroed,
+                "UPDATE vectors SET embedding = X'" + "0000C07F".repeat(embedder.dimension()) + "' WHERE id = " + nan);
+
+        CheckReport report = check(dir, false);
+        assertThat(report.problems()).extracting(Finding::check).containsExactly("vectors");
+        assertThat(finding(report, "vectors").message()).contains("of " + ids.size() + " vectors, 1 are all zeros, 1 hold"
+                + " NaN or infinity (ids [" + zeroed + ", " + nan + "])").contains("repair embeds those texts again");
+        assertThat(finding(report, "vectors").repairable()).isTrue();
+        assertThat(finding(report, "model").status()).as("a broken vector is not a changed model").isEqualTo(Status.OK);
+
+        CheckReport repaired = check(dir, true);
+        assertThat(repaired.healthy()).as(repaired.toString()).isTrue();
+        assertThat(finding(repaired, "vectors").status()).isEqualTo(Status.REPAIRED);
+        assertThat(finding(repaired, "vectors").message()).contains("embedded 2 texts again").contains("rebuilt the index");
+        assertThat(memoryRows(dir)).isEqualTo(before);
+        for (String id : List.of(zeroed, nan)) {
+            String text = rows(dir, "SELECT text FROM memories WHERE vector_id = " + id + " LIMIT 1").get(0);
+            Memory memory = corpus.all().stream().filter(m -> text.equals(m.text() + "|")).findFirst().orElseThrow();
+            try (MemoryStore store = FunesStore.open(dir, embedder)) {
+                assertThat(store.search(SearchRequest.builder(memory.text()).retrieval(dev.funes.Retrieval.DENSE)
+                        .limit(1).build()).get(0).memory().id()).as("found by meaning again").isEqualTo(memory.id());
+            }
+        }
+    }
+
+    @Test
+    void theQuickSignsSeeZeroedVectorsAtTheEndsAndFullTextRowsMissing(@TempDir Path dir) throws SQLException {
+        createStore(dir);
+        assertThat(FunesStore.quickCheck(dir)).isEmpty();
+        sql(dir, "UPDATE vectors SET embedding = zeroblob(" + embedder.dimension() * 4 + ")"
+                + " WHERE id = (SELECT max(id) FROM vectors)");
+        assertThat(FunesStore.quickCheck(dir)).singleElement().asString()
+                .startsWith("1 of the " + Math.min(32, corpus.size()) + " vectors read are unusable");
+        long seq = Long.parseLong(rows(dir, "SELECT min(seq) FROM memories").get(0).replace("|", ""));
+        sql(dir, "DELETE FROM memories_fts WHERE rowid = " + seq);
+        assertThat(FunesStore.quickCheck(dir)).hasSize(2).first().asString()
+                .isEqualTo("the full-text index lists " + (corpus.size() - 1) + " memories of " + corpus.size()
+                        + ": searches by words miss memories");
+    }
+
+    @Test
     void aSessionsTableOutOfStepIsRecomputed(@TempDir Path dir) throws SQLException {
         createStore(dir);
         List<String> sessions = rows(dir, "SELECT * FROM sessions ORDER BY agent, session");
@@ -174,6 +256,7 @@ class StoreCheckTest {
         CheckReport report = check(dir, false);
         assertThat(report.problems()).extracting(Finding::check).containsExactly("sessions");
         assertThat(finding(report, "sessions").message()).startsWith("3 sessions disagree");
+        assertThat(finding(report, "sessions").repairable()).isTrue();
 
         CheckReport repaired = check(dir, true);
         assertThat(repaired.healthy()).isTrue();
@@ -312,6 +395,7 @@ class StoreCheckTest {
         CheckReport report = check(dir, true);
         assertThat(report.problems()).extracting(Finding::check).containsExactly("model");
         assertThat(finding(report, "model").message()).contains("do not match").contains(embedder.modelId());
+        assertThat(report.repairable()).as("a repair cannot bring back the model").isFalse();
     }
 
     @Test
@@ -385,6 +469,7 @@ class StoreCheckTest {
         assertThat(report.problems()).extracting(Finding::check).contains("integrity", "repair");
         assertThat(finding(report, "integrity").message()).contains("memories_time").contains("backup").doesNotContain("\n");
         assertThat(report.findings()).extracting(Finding::status).doesNotContain(Status.REPAIRED);
+        assertThat(report.repairable()).as("nothing is rebuilt from a database that fails the integrity check").isFalse();
         assertThat(Files.readAllBytes(db)).isEqualTo(damaged);
     }
 
