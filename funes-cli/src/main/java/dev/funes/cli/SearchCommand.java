@@ -84,7 +84,7 @@ final class SearchCommand implements Callable<Integer> {
                 HitText.print(hits, out);
             }
         }
-        // Answers from a damaged store are not given silently: cheap signs only (milliseconds), not a check.
+        // Answers from a damaged store are not given silently: cheap signs only (two counts and 32 vectors), not a check.
         for (String sign : FunesStore.quickCheck(storeOptions.dir())) {
             spec.commandLine().getErr().println("warning: the store may be damaged: " + sign
                     + "; run 'funes check' to see");

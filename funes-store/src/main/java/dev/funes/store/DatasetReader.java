@@ -414,8 +414,8 @@ final class DatasetReader {
             held += bytes;
             if (held > budget) {
                 throw new DatasetException(file, line, "the dataset's records need more memory than this JVM may use"
-                        + " for them (about " + (held >> 20) + " MiB by this line, past a " + HEAP_SHARE
-                        + "th of the maximum heap, " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): nothing was"
+                        + " for them (about " + (held >> 20) + " MiB by this line, more than 1/" + HEAP_SHARE
+                        + " of the maximum heap of " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): nothing was"
                         + " imported; raise the maximum heap (java -Xmx, or FUNES_JAVA_OPTS for the funes command)", null);
             }
         }

@@ -149,8 +149,9 @@ public final class FunesStore {
      * Cheap signs of damage in the store in {@code dir}, for a caller about to trust its answers
      * (the CLI's {@code search} warns with them): the full-text index holds as many rows as there
      * are memories and its structure record is there, and the vectors at each end of the id range
-     * have the right length and are finite and not all zeros. Milliseconds, no full scan: an empty
-     * list is no proof of health ({@link #check} is).
+     * have the right length and are finite and not all zeros. Two counts and 32 vectors, no full
+     * scan (about 0.1 s at a million memories): an empty list is no proof of health ({@link #check}
+     * is).
      *
      * @return one sentence per sign found, empty when none
      */

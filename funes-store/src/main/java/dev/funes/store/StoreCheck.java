@@ -817,10 +817,11 @@ final class StoreCheck {
         Map<String, String> done = new LinkedHashMap<>();
         boolean fts = in.has("fts", Status.PROBLEM);
         boolean sessions = in.has("sessions", Status.PROBLEM);
-        boolean unused = in.has("vectors", Status.WARNING) && in.unusedVectors > 0;
         boolean digest = in.staleDigest;
         boolean ann = in.has("ann", Status.PROBLEM);
         boolean reembed = in.findings.stream().anyMatch(f -> f.check().equals("vectors") && f.repairable());
+        // Broken vectors no memory uses have no text to embed: they go with the other unused ones.
+        boolean unused = (in.has("vectors", Status.WARNING) || reembed) && in.unusedVectors > 0;
         if (!in.sound) {
             notes.add(new Finding("repair", Status.PROBLEM, "nothing was rebuilt: derived data is rebuilt only from a"
                     + " database that passes the database, schema, integrity and meta checks"));
