@@ -237,8 +237,9 @@ class CliTest {
         assertThat(index.status()).as(index.err()).isZero();
         assertThat(index.out()).contains("1 indexed");
         JsonNode byKind = funes("stats", "--store", home.resolve("store").toString(), "--json").json().get("byKind");
-        // 5 exchanges, the 3 decisions and lookups derived from them, and the passages of their records.
-        assertThat(byKind.get("exchange").asLong()).isEqualTo(5);
+        // 4 exchanges and a summary, the 3 decisions and lookups derived from them, and the
+        // passages of their records.
+        assertThat(byKind.get("exchange").asLong() + byKind.get("summary").asLong()).isEqualTo(5);
         assertThat(byKind.get("decision").asLong() + byKind.get("lookup").asLong()).isEqualTo(3);
         assertThat(byKind.get("passage").asLong()).isPositive();
         long all = 0;
