@@ -239,9 +239,10 @@ class CliTest {
         JsonNode byKind = funes("stats", "--store", home.resolve("store").toString(), "--json").json().get("byKind");
         // 4 exchanges and a summary, the 3 decisions and lookups derived from them, and the
         // passages of their records.
-        assertThat(byKind.get("exchange").asLong() + byKind.get("summary").asLong()).isEqualTo(5);
-        assertThat(byKind.get("decision").asLong() + byKind.get("lookup").asLong()).isEqualTo(3);
-        assertThat(byKind.get("passage").asLong()).isPositive();
+        assertThat(byKind.path("exchange").asLong() + byKind.path("summary").asLong()).isEqualTo(5);
+        assertThat(byKind.path("decision").asLong() + byKind.path("lookup").asLong()
+                + byKind.path("convention").asLong()).isEqualTo(3);
+        assertThat(byKind.path("passage").asLong()).isPositive();
         long all = 0;
         for (JsonNode n : byKind) {
             all += n.asLong();
