@@ -71,7 +71,8 @@ class BusyStoreTest {
             watch.awaitErr(l -> l.startsWith(indexedLine), PATIENCE);
             assertThat(client.remember("decision", noteText).get("stored").asBoolean()).isTrue();
             JsonNode hits = client.search("what would you change in the instructions", null);
-            assertThat(hits.toString()).contains("Here's what I'd change");
+            // The answer's passage, from the file the watcher indexed once the lock was free.
+            assertThat(hits.toString()).contains("I'd suggest these changes to your CLAUDE.md");
             mcp.closeStdin();
             assertThat(mcp.waitFor(PATIENCE)).as(mcp.describe("exit status")).isZero();
             watch.signal("INT");

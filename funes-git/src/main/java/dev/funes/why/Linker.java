@@ -1,6 +1,7 @@
 package dev.funes.why;
 
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
 import dev.funes.store.LinkTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,9 +126,16 @@ final class Linker {
             List<LinkTables.Link> links = new ArrayList<>();
             for (LinkTables.Scanned s : batch) {
                 Memory m = s.memory();
+                // A passage's evidence (the whole output of a git commit, say) is its exchange's:
+                // the link goes to the exchange, which its files and times are inferred from too.
+                boolean passage = m.kind() == MemoryKind.PASSAGE && m.metadata().containsKey(Memory.PASSAGE_OF);
+                String owner = passage ? m.metadata().get(Memory.PASSAGE_OF) : m.id();
                 for (EvidenceScanner.Found f : EvidenceScanner.commits(m)) {
-                    links.add(new LinkTables.Link(m.id(), f.sha(), f.evidence().label(), f.confidence(),
+                    links.add(new LinkTables.Link(owner, f.sha(), f.evidence().label(), f.confidence(),
                             repoOf(f.sha()), f.detail()));
+                }
+                if (passage) {
+                    continue;
                 }
                 GitHistory git = repoOfProject(m.project(), repos);
                 if (git != null) {
