@@ -132,4 +132,32 @@ final class Json {
             default -> node.getNodeType().name().toLowerCase(Locale.ROOT);
         };
     }
+
+    /**
+     * The text as a JSON writer (JavaScript's {@code JSON.stringify}, serde, Jackson) puts it inside
+     * a string: quotes, backslashes and control characters escaped, everything else as it is.
+     */
+    static String escape(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                case '\b' -> b.append("\\b");
+                case '\f' -> b.append("\\f");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.toString();
+    }
 }

@@ -56,12 +56,12 @@ final class PassageBytes {
         long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
         for (Memory p : passages) {
             String body = body(p.text());
-            int start = raw.indexOf(json(head(body)), from);
-            String tail = json(tail(body));
+            int start = raw.indexOf(Json.escape(head(body)), from);
+            String tail = Json.escape(tail(body));
             // The record holds the passage at least as long as written (tidying and cuts only drop
             // characters), so its last words lie no earlier than this: an earlier repeat of them
             // inside the passage is not its end.
-            int end = start < 0 ? -1 : raw.indexOf(tail, Math.max(start, start + json(body).length() - tail.length()));
+            int end = start < 0 ? -1 : raw.indexOf(tail, Math.max(start, start + Json.escape(body).length() - tail.length()));
             if (start < 0 || end < 0) {
                 out.add(p);
                 continue;
@@ -94,31 +94,6 @@ final class PassageBytes {
         String last = body.strip();
         last = last.substring(last.lastIndexOf('\n') + 1).strip();
         return last.substring(Math.max(0, last.length() - END_CHARS));
-    }
-
-    /** The text as a JSON writer puts it inside a string: quotes, backslashes and controls escaped. */
-    static String json(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                case '\b' -> b.append("\\b");
-                case '\f' -> b.append("\\f");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.toString();
     }
 
     /** UTF-8 bytes of {@code s[from, to)}. */

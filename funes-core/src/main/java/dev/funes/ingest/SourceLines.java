@@ -89,7 +89,7 @@ final class SourceLines {
      */
     int find(String text, int fromLine, int minLength) {
         for (String fragment : fragments(text, minLength)) {
-            String escaped = jsonEscape(fragment);
+            String escaped = Json.escape(fragment);
             String unicode = jsonEscapeUnicode(escaped);
             for (int i = Math.max(0, fromLine - provenance.lineStart()); i < lines.size(); i++) {
                 String line = lines.get(i);
@@ -110,7 +110,7 @@ final class SourceLines {
     int findCall(String tool, String input, int fromLine) {
         String name = "\"" + tool + "\"";
         for (String fragment : fragments(input, CALL_FRAGMENT)) {
-            String escaped = jsonEscape(fragment);
+            String escaped = Json.escape(fragment);
             for (int i = Math.max(0, fromLine - provenance.lineStart()); i < lines.size(); i++) {
                 String line = lines.get(i);
                 if ((line.contains(fragment) || line.contains(escaped)) && line.contains(name)) {
@@ -132,7 +132,7 @@ final class SourceLines {
             return line;
         }
         String fragment = fragments.get(0);
-        String escaped = jsonEscape(fragment);
+        String escaped = Json.escape(fragment);
         int last = line;
         for (int i = line + 1 - provenance.lineStart(); i < lines.size() && i <= line + REPEAT_LINES - provenance.lineStart(); i++) {
             String l = lines.get(i);
@@ -193,20 +193,6 @@ final class SourceLines {
         }
         pieces.sort((x, y) -> Integer.compare(y.length(), x.length()));
         return pieces.size() > 4 ? pieces.subList(0, 4) : pieces;
-    }
-
-    private static String jsonEscape(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\t' -> b.append("\\t");
-                default -> b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     /** As Python's json.dumps writes it: every non-ASCII character as a backslash-u escape. */

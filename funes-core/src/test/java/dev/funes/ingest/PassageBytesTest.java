@@ -46,7 +46,7 @@ class PassageBytesTest {
             String bytes = read(log, cited.byteStart(), cited.byteEnd());
             String body = p.text().substring(p.text().indexOf('\n') + 1);
             // Exactly the passage, as the log wrote it.
-            assertThat(bytes).isEqualTo(PassageBytes.json(body));
+            assertThat(bytes).isEqualTo(Json.escape(body));
         }
         assertThat(passages.get(1).provenance().byteStart()).isGreaterThan(passages.get(0).provenance().byteEnd() - 1);
     }
@@ -71,7 +71,7 @@ class PassageBytesTest {
         assertThat(passages).hasSizeGreaterThan(2);
         for (Memory p : passages) {
             assertThat(read(log, p.provenance().byteStart(), p.provenance().byteEnd()))
-                    .isEqualTo(PassageBytes.json(p.text().substring(p.text().indexOf('\n') + 1)));
+                    .isEqualTo(Json.escape(p.text().substring(p.text().indexOf('\n') + 1)));
         }
     }
 
