@@ -24,6 +24,16 @@ import java.util.Objects;
 public record SourceState(Path path, long size, Instant lastModified, long indexedBytes, long indexedLines,
                           String headFingerprint, String format, Instant indexedAt, String resume) {
 
+    /**
+     * The metadata key of a memory whose log no longer holds what it was read from: the file was
+     * rotated, truncated or rewritten since (a new generation of the log at the same path). The
+     * memory stays, and its {@link Provenance} cites the file as it was; the value is the time
+     * (ISO-8601, UTC) of the read that found the file changed ({@link #indexedAt()} of its
+     * checkpoint). Set by {@link MemoryStore#updateSource}; a later read that gives the memory
+     * again stores it without the key.
+     */
+    public static final String CHANGED_KEY = "sourceChanged";
+
     /** Validates the fields and normalizes the path. */
     public SourceState {
         Objects.requireNonNull(path, "path");

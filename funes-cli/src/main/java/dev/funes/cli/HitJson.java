@@ -50,6 +50,10 @@ final class HitJson {
             source.put("lineEnd", provenance.lineEnd());
             source.put("byteStart", provenance.byteStart());
             source.put("byteEnd", provenance.byteEnd());
+            String changed = memory.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+            if (changed != null) {
+                source.put("changedSince", changed);
+            }
         } else {
             node.putNull("source");
         }

@@ -57,7 +57,9 @@ final class HitText {
                 continue;
             }
             if (memory.provenance() != null) {
-                out.println("   " + memory.provenance());
+                String changed = memory.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+                out.println("   " + memory.provenance() + (changed == null ? ""
+                        : "  (the file changed since: seen " + changed + "; these lines cite its earlier version)"));
             }
             if (full) {
                 memory.text().strip().lines().forEach(line -> out.println("   " + line));

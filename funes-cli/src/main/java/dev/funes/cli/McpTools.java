@@ -295,6 +295,11 @@ final class McpTools {
             source.put("path", provenance.source().toString());
             source.put("lineStart", provenance.lineStart());
             source.put("lineEnd", provenance.lineEnd());
+            String changed = memory.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+            if (changed != null) {
+                // The lines cite the file as it was: the agent must not read them from the file as it is.
+                source.put("changedSince", changed);
+            }
         } else {
             node.putNull("source");
         }

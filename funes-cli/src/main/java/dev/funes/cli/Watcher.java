@@ -44,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * for {@link #MAX_DELAY}), so a burst of writes costs one read.
  *
  * <p>A deleted file is forgotten by the watcher; what was stored from it stays (the store is a
- * memory, not a mirror). A rotated file (renamed away, a new one in its place) is read in full
- * again: its checkpoint no longer matches.
+ * memory, not a mirror). A rotated file (renamed away, a new one in its place), like a truncated,
+ * emptied or rewritten one, is read in full again as a new generation of the log: what was stored
+ * from the old one stays too, marked {@link dev.funes.SourceState#CHANGED_KEY}, and the line
+ * that tells the read says how many earlier memories were kept.
  *
  * <p>After indexing, an optional link pass (commits to the memories that made them) runs once the
  * logs have been quiet for {@link #LINK_QUIET}, or after {@link #LINK_MAX_DELAY} of continuous
@@ -494,6 +496,8 @@ final class Watcher {
     static final class Lines implements IndexListener {
         private final Consumer<String> out;
         private final List<IndexProblem> problems = new ArrayList<>();
+        /** What the file's read did to its earlier memories: {removed, kept}. */
+        private final int[] earlier = new int[2];
 
         Lines(Consumer<String> out) {
             this.out = out;
@@ -505,6 +509,12 @@ final class Watcher {
         }
 
         @Override
+        public void earlierMemories(Path file, int removed, int kept) {
+            earlier[0] += removed;
+            earlier[1] += kept;
+        }
+
+        @Override
         public void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
             if (outcome != FileOutcome.IGNORED) {
                 for (IndexProblem p : problems) {
@@ -512,10 +522,19 @@ final class Watcher {
                 }
             }
             problems.clear();
+            int removed = earlier[0];
+            int kept = earlier[1];
+            earlier[0] = earlier[1] = 0;
+            String changed = kept == 0 ? "" : "; changed since it was read: its " + kept
+                    + (kept == 1 ? " earlier memory kept" : " earlier memories kept");
             switch (outcome) {
-                case INDEXED -> out.accept("indexed " + file + ": " + memories + " memories, " + stored.added() + " new");
-                case SKIPPED_BY_REQUEST -> out.accept("skipped " + file + ": marked funes:ignore");
-                case FAILED -> out.accept("failed " + file + " (retried on its next change)");
+                case INDEXED -> out.accept("indexed " + file + ": " + memories + " memories, " + stored.added() + " new"
+                        + changed + (removed == 0 ? "" : "; " + removed + (removed == 1 ? " earlier version" : " earlier versions")
+                        + " of an exchange being written replaced"));
+                case SKIPPED_BY_REQUEST -> out.accept("skipped " + file + ": marked funes:ignore"
+                        + (removed == 0 ? "" : "; its " + removed + (removed == 1 ? " memory" : " memories") + " removed"));
+                case FAILED -> out.accept("failed " + file + " (retried on its next change)" + changed
+                        + (removed == 0 ? "" : "; " + removed + " earlier versions replaced"));
                 default -> {
                 }
             }

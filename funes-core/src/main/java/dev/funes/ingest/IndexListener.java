@@ -51,6 +51,19 @@ public interface IndexListener {
     default void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
     }
 
+    /**
+     * What reading {@code file} did to the memories stored from it before, when it did anything;
+     * told before the file's {@link #fileFinished}.
+     *
+     * @param removed memories deleted: earlier versions of an exchange that was still being written,
+     *                which this read gave anew, or, for a file skipped by request, every memory
+     *                stored from it
+     * @param kept    memories the file no longer gives (it was rotated, truncated or rewritten since
+     *                they were read): kept, marked {@link dev.funes.SourceState#CHANGED_KEY}
+     */
+    default void earlierMemories(Path file, int removed, int kept) {
+    }
+
     /** A problem was met; it is also listed in the {@link IndexReport}. */
     default void problem(IndexProblem problem) {
     }

@@ -1,5 +1,6 @@
 package dev.funes.ingest;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -29,17 +30,39 @@ import java.util.TreeMap;
  * @param filesResumed      of the files indexed, those read on from their resume point rather than
  *                          from their beginning (see {@link Indexer})
  * @param bytesRead         bytes the formats read from the files indexed
+ * @param memoriesReplaced  memories deleted because a read gave them anew: earlier versions of an
+ *                          exchange that was still being written when its log was last read
+ * @param memoriesForgotten memories deleted at their log's request ({@code funes:ignore})
+ * @param earlierMemoriesKept memories of {@code changedFiles} that their file no longer gives,
+ *                          kept and marked {@link dev.funes.SourceState#CHANGED_KEY}
+ * @param changedFiles      files that no longer hold what was read from them (rotated, truncated or
+ *                          rewritten since: new generations of the log at that path), in order
  */
 public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
                           long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
                           Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
-                          int filesSkippedByRequest, int filesResumed, long bytesRead) {
+                          int filesSkippedByRequest, int filesResumed, long bytesRead, long memoriesReplaced,
+                          long memoriesForgotten, long earlierMemoriesKept, List<Path> changedFiles) {
 
-    /** Copies the redaction counts and the problems. */
+    /** Files {@link #summary} names; more are counted. */
+    static final int FILES_NAMED = 5;
+
+    /** Copies the redaction counts, the problems and the changed files. */
     public IndexReport {
         redactions = redactions == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(redactions));
         problems = List.copyOf(problems);
         Objects.requireNonNull(elapsed, "elapsed");
+        changedFiles = changedFiles == null ? List.of() : List.copyOf(changedFiles);
+    }
+
+    /** A report with no memory removed and no file changed (the shape before those counts existed). */
+    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
+                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
+                       Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
+                       int filesSkippedByRequest, int filesResumed, long bytesRead) {
+        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
+                textsEmbedded, recordsSkipped, redactions, problems, elapsed, filesSkippedByRequest, filesResumed,
+                bytesRead, 0, 0, 0, List.of());
     }
 
     /** A report with no file resumed (the shape before that count existed). */
@@ -73,6 +96,10 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
      * {@code 12 files: 3 indexed, 8 unchanged, 1 failed; 140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 3 problems; 1.2 s},
      * with {@code 4 secrets redacted; } before the problems when there were any, and
      * {@code 3 indexed (2 resumed, 12.5 KB read)} when files were read on from their resume point.
+     * Every memory removed is told after the embedded count
+     * ({@code 2 memories replaced by their newer version; }, {@code 5 memories removed by request; }),
+     * and so are the changed files, named (the first {@value #FILES_NAMED}):
+     * {@code 1 file changed since it was read, its 40 earlier memories kept: /logs/s.jsonl; }.
      */
     public String summary() {
         StringBuilder s = new StringBuilder();
@@ -93,8 +120,29 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
         }
         s.append("; ").append(memoriesAdded).append(" memories added, ")
          .append(memoriesUnchanged).append(" unchanged, ")
-         .append(textsEmbedded).append(" embedded; ")
-         .append(recordsSkipped).append(" records skipped; ");
+         .append(textsEmbedded).append(" embedded; ");
+        if (!changedFiles.isEmpty()) {
+            boolean one = changedFiles.size() == 1;
+            s.append(changedFiles.size()).append(one ? " file changed since it was read, its " : " files changed since"
+                    + " they were read, their ").append(earlierMemoriesKept)
+             .append(earlierMemoriesKept == 1 ? " earlier memory kept: " : " earlier memories kept: ");
+            for (int i = 0; i < Math.min(FILES_NAMED, changedFiles.size()); i++) {
+                s.append(i == 0 ? "" : ", ").append(changedFiles.get(i));
+            }
+            if (changedFiles.size() > FILES_NAMED) {
+                s.append(" and ").append(changedFiles.size() - FILES_NAMED).append(" more");
+            }
+            s.append("; ");
+        }
+        if (memoriesReplaced > 0) {
+            s.append(memoriesReplaced).append(memoriesReplaced == 1 ? " memory" : " memories")
+             .append(" replaced by their newer version; ");
+        }
+        if (memoriesForgotten > 0) {
+            s.append(memoriesForgotten).append(memoriesForgotten == 1 ? " memory" : " memories")
+             .append(" removed by request; ");
+        }
+        s.append(recordsSkipped).append(" records skipped; ");
         long secrets = secretsRedacted();
         if (secrets > 0) {
             s.append(secrets).append(secrets == 1 ? " secret redacted; " : " secrets redacted; ");

@@ -6,6 +6,7 @@ import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SourceState;
+import dev.funes.SourceUpdate;
 import dev.funes.StoreBusyException;
 import dev.funes.redact.Redactor;
 
@@ -65,11 +66,19 @@ import java.util.function.Consumer;
  *       (the first batches of a call are smaller, see {@link Builder#batchSize});
  *       the file's {@link SourceState} goes with its last batch, in the same transaction. A crash
  *       in the middle of a file leaves no checkpoint, so the next run reads the file again; memory
- *       ids are deterministic, so nothing is stored twice. The last batch of a read from the
- *       beginning is stored with {@link MemoryStore#replaceSource}: memories stored from the file
- *       earlier that this read did not produce (an exchange stored while it was still being
- *       written) are deleted with it. A memory read again whose stored version differs in what
- *       its id does not cover (its {@code part} metadata) replaces that version.</li>
+ *       ids are deterministic, so nothing is stored twice. A memory read again whose stored
+ *       version differs in what its id does not cover (its {@code part} metadata) replaces that
+ *       version.</li>
+ *   <li><b>Nothing is lost to a changed log.</b> Only the exchange that was still being written
+ *       when a file was last read (its provisional tail) may be replaced, and only by a read that
+ *       continues that one: read on from the resume point, or read from the beginning giving again
+ *       everything before that exchange ({@link Continuation}). A file that no longer holds what
+ *       was read from it (rotated by {@code mv} or {@code copytruncate}, truncated, emptied,
+ *       rewritten with other content) is a new generation of that log: the last batch of its
+ *       read is stored with {@link MemoryStore#updateSource}, which keeps every earlier memory the
+ *       read did not give, marked {@link SourceState#CHANGED_KEY}, beside the new ones.
+ *       {@link IndexReport#changedFiles()} names such files, and the report counts every memory
+ *       removed ({@link IndexReport#memoriesReplaced()}, {@link IndexReport#memoriesForgotten()}).</li>
  *   <li><b>Reading on.</b> A grown log of a format that can resume (Claude Code, Codex, generic
  *       JSON Lines, Aider) is read from the resume point its checkpoint keeps
  *       ({@link SourceState#resume()}): the request of the exchange still open when the last read
@@ -79,8 +88,8 @@ import java.util.function.Consumer;
  *       before the last batch. A file shorter than what was read (truncated), whose first bytes
  *       differ from the checkpoint's fingerprint (replaced), whose file key (inode) changed
  *       (rotated), or whose last record read is no longer where it was (rewritten; checked before
- *       anything of the read is stored) is read from the beginning. Whole-document formats are
- *       always read from the beginning. {@link IndexReport#filesResumed()} and
+ *       anything of the read is stored) is read from the beginning, as a new generation.
+ *       Whole-document formats are always read from the beginning. {@link IndexReport#filesResumed()} and
  *       {@link IndexReport#bytesRead()} count this.</li>
  *   <li><b>Unchanged files.</b> A file whose stored checkpoint has the same size, the same
  *       modification time (to the millisecond), the same format, and covers the whole file is not
@@ -207,7 +216,8 @@ public final class Indexer {
         IndexReport report = new IndexReport(run.filesSeen, run.filesIndexed, run.filesUnchanged, run.filesFailed,
                 run.filesIgnored, run.stored.added(), run.stored.unchanged(), run.stored.embedded(),
                 run.recordsSkipped, run.redactions, run.problems, Duration.ofNanos(System.nanoTime() - run.startNanos),
-                run.filesSkippedByRequest, run.filesResumed, run.bytesRead);
+                run.filesSkippedByRequest, run.filesResumed, run.bytesRead, run.memoriesReplaced,
+                run.memoriesForgotten, run.earlierMemoriesKept, run.changedFiles);
         LOG.debug("Indexing done: {}", report.summary());
         return report;
     }
@@ -317,6 +327,9 @@ public final class Indexer {
             return;
         }
         LogFormat format = detect(file, head);
+        if (format == null && size == 0 && emptied(file, modified, head, run, job)) {
+            return;
+        }
         if (format == null) {
             run.filesIgnored++;
             if (c.explicit() && size > 0) {
@@ -334,14 +347,17 @@ public final class Indexer {
             }
             Resume.Token token = previous.isPresent() ? resumeToken(file, format, previous.get(), size, head, key) : null;
             boolean again = previous.isPresent() && !IGNORED_FORMAT.equals(previous.get().format());
-            job.batches = new Batches(run, job, Resume.Plan.full(), null, again);
+            // What the last full read left to tell a grown file from another one (null: nothing to replace).
+            Continuation continuation = again && token == null && previous.get().format().equals(format.name())
+                    ? Continuation.parse(previous.get().resume()) : null;
+            job.batches = new Batches(run, job, Resume.Plan.full(), null, again, continuation);
             if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run, events)) {
                 return;
             }
             ParseResult result;
             try {
                 if (token != null) {
-                    job.batches = new Batches(run, job, new Resume.Plan(token.point(), token.check()), token, true);
+                    job.batches = new Batches(run, job, new Resume.Plan(token.point(), token.check()), token, true, null);
                     try {
                         result = parse(format, file, job.batches, size);
                     } catch (Resume.Mismatch e) {
@@ -351,7 +367,8 @@ public final class Indexer {
                         if (skippedByRequest(file, format, previous.get(), size, modified, head, null, run, events)) {
                             return;
                         }
-                        job.batches = new Batches(run, job, Resume.Plan.full(), null, true);
+                        // Another file than the one read: nothing of the earlier read is replaced.
+                        job.batches = new Batches(run, job, Resume.Plan.full(), null, true, null);
                         result = parse(format, file, job.batches, size);
                     }
                 } else {
@@ -366,9 +383,10 @@ public final class Indexer {
                     return; // nothing more is written for this file; the failure is told when it is settled
                 }
                 LOG.warn("{}: an ignore directive was found while reading; what was stored from it is deleted", file);
-                forget(file, format, true, head);
+                int forgotten = forget(file, format, true, head);
                 run.filesSkippedByRequest++;
                 run.stored = run.stored.plus(job.batches.stored);
+                run.forgotten(events, file, forgotten);
                 events.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
                 return;
             } catch (RuntimeException e) {
@@ -395,15 +413,7 @@ public final class Indexer {
                 return;
             }
             batches.finish(checkpoint(file, head, key, result, format, batches, run, events));
-            job.outcome = () -> {
-                run.filesIndexed++;
-                run.bytesRead += batches.plan.bytesRead;
-                if (batches.token != null) {
-                    run.filesResumed++;
-                }
-                run.stored = run.stored.plus(batches.stored);
-                events.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
-            };
+            job.outcome = () -> indexed(run, events, file, batches);
         } catch (StoreBusyException e) {
             throw e;
         } catch (FunesException e) {
@@ -437,6 +447,8 @@ public final class Indexer {
                 job.outcome.run();
             } else if (!endsRun(failure)) {
                 Batches batches = job.batches;
+                // Deletions committed before the failure are told too: every memory removed is.
+                run.revised(job.events, job.file, batches);
                 failed(run, job.events, job.file, new IndexProblem(job.file, 0, "could not be stored: "
                         + failure.getMessage()), batches.stored, batches.memories);
             }
@@ -483,27 +495,81 @@ public final class Indexer {
             } catch (IOException e) {
                 return false; // the parse meets the same error and reports it
             }
-            forget(file, format, previous != null && !known, head);
+            run.forgotten(events, file, forget(file, format, previous != null && !known, head));
         }
         run.filesSkippedByRequest++;
         events.fileFinished(file, IndexListener.FileOutcome.SKIPPED_BY_REQUEST, 0, AddResult.NONE);
         return true;
     }
 
-    /** Deletes what was stored from a skipped file and stores its {@value #IGNORED_FORMAT} checkpoint. */
-    private void forget(Path file, LogFormat format, boolean storedBefore, byte[] head) {
+    /**
+     * Deletes what was stored from a skipped file and stores its {@value #IGNORED_FORMAT}
+     * checkpoint; returns how many memories were deleted.
+     */
+    private int forget(Path file, LogFormat format, boolean storedBefore, byte[] head) {
+        int[] deleted = new int[1];
         if (storedBefore) {
-            format.parse(file, m -> store.delete(m.id()));
+            format.parse(file, m -> deleted[0] += store.delete(m.id()) ? 1 : 0);
         }
         try {
             BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-            // Keeping no id also deletes what the parse cannot give back (stale versions).
-            store.replaceSource(List.of(), new SourceState(file, attrs.size(),
+            // Keeping no id also deletes what the parse cannot give back: the author asked for the
+            // log to be forgotten, and that covers its earlier versions at this path too.
+            deleted[0] += store.replaceSource(List.of(), new SourceState(file, attrs.size(),
                     attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS), attrs.size(), 0,
-                    fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of());
+                    fingerprint(head), IGNORED_FORMAT, clock.instant()), Set.of()).removed();
         } catch (IOException e) {
             LOG.debug("{} vanished while it was skipped", file, e);
         }
+        return deleted[0];
+    }
+
+    /** Tells what became of a file read and stored, once its writes are done. */
+    private static void indexed(Run run, IndexListener events, Path file, Batches batches) {
+        run.filesIndexed++;
+        run.bytesRead += batches.plan.bytesRead;
+        if (batches.token != null) {
+            run.filesResumed++;
+        }
+        run.stored = run.stored.plus(batches.stored);
+        run.revised(events, file, batches);
+        events.fileFinished(file, IndexListener.FileOutcome.INDEXED, batches.memories, batches.stored);
+    }
+
+    /**
+     * A log emptied (truncated to nothing) after it was read: no format recognises an empty
+     * file, but it is the same log, a new generation of it. Its checkpoint records the empty
+     * file, and what was stored from it stays, marked {@link SourceState#CHANGED_KEY}, as after
+     * any other truncation. False when the file was never read (or skipped by request): then it
+     * is an empty file like any other.
+     */
+    private boolean emptied(Path file, Instant modified, byte[] head, Run run, FileJob job) {
+        IndexListener events = job.events;
+        Optional<SourceState> previous;
+        try {
+            previous = store.source(file);
+        } catch (StoreBusyException e) {
+            throw e;
+        } catch (FunesException e) {
+            failed(run, events, file, new IndexProblem(file, 0, "checkpoint could not be read: " + e.getMessage()),
+                    AddResult.NONE, 0);
+            return true;
+        }
+        if (previous.isEmpty() || IGNORED_FORMAT.equals(previous.get().format())) {
+            return false;
+        }
+        SourceState p = previous.get();
+        if (p.size() == 0 && p.lastModified().toEpochMilli() == modified.toEpochMilli()) {
+            run.filesUnchanged++;
+            events.fileFinished(file, IndexListener.FileOutcome.UNCHANGED, 0, AddResult.NONE);
+            return true;
+        }
+        LOG.debug("{} was emptied since it was read: what it gave stays, marked as from its earlier version", file);
+        Batches batches = new Batches(run, job, Resume.Plan.full(), null, true, null);
+        job.batches = batches;
+        batches.finish(new SourceState(file, 0, modified, 0, 0, fingerprint(head), p.format(), clock.instant()));
+        job.outcome = () -> indexed(run, events, file, batches);
+        return true;
     }
 
     /**
@@ -608,6 +674,11 @@ public final class Indexer {
             if (plan.next != null && plan.last != null && plan.next.offset() > 0
                     && plan.next.offset() <= result.indexedBytes()) {
                 resume = new Resume.Token(plan.next, key, plan.last, batches.idsFrom(plan.next.offset())).toText();
+            } else if (batches.token == null) {
+                // Without a point, the next read is from the start too: this tells it whether it
+                // continues this one, and so may replace the last exchange read here.
+                Continuation c = Continuation.of(batches.starts, batches.lastExchange);
+                resume = c == null ? "" : c.toText();
             }
             return new SourceState(file, attrs.size(), attrs.lastModifiedTime().toInstant().truncatedTo(ChronoUnit.MILLIS),
                     result.indexedBytes(), result.indexedLines(), fingerprint(head), format.name(), clock.instant(), resume);
@@ -647,6 +718,9 @@ public final class Indexer {
         if (!sameHead(previous.headFingerprint(), head)) {
             LOG.debug("{} begins differently than when it was read: replaced, read again from the start", file);
             return null;
+        }
+        if (Continuation.isOne(previous.resume())) {
+            return null; // the last read was from the start and left no point to read on from
         }
         Resume.Token token;
         try {
@@ -747,6 +821,14 @@ public final class Indexer {
         long bytesRead;
         long recordsSkipped;
         AddResult stored = AddResult.NONE;
+        /** Earlier versions of exchanges still being written, deleted because a read gave them anew. */
+        long memoriesReplaced;
+        /** Memories deleted at their log's request ({@code funes:ignore}). */
+        long memoriesForgotten;
+        /** Memories of changed files kept, marked {@link SourceState#CHANGED_KEY}. */
+        long earlierMemoriesKept;
+        /** Files that no longer give what was read from them, in the order they were settled. */
+        final List<Path> changedFiles = new ArrayList<>();
         /** The caller's listener, with every problem also listed for the report. */
         final IndexListener out;
         /** The store writes of this call. */
@@ -770,6 +852,11 @@ public final class Indexer {
                 }
 
                 @Override
+                public void earlierMemories(Path file, int removed, int kept) {
+                    listener.earlierMemories(file, removed, kept);
+                }
+
+                @Override
                 public void problem(IndexProblem problem) {
                     problems.add(problem);
                     listener.problem(problem);
@@ -786,6 +873,27 @@ public final class Indexer {
          */
         int batchLimit(int batchSize) {
             return batches >= 16 ? batchSize : (int) Math.min(batchSize, (long) FIRST_BATCH << batches);
+        }
+
+        /** Counts and tells what the writes of a file read did to what was stored from it before. */
+        void revised(IndexListener events, Path file, Batches batches) {
+            if (batches == null || batches.removed == 0 && batches.kept == 0) {
+                return;
+            }
+            memoriesReplaced += batches.removed;
+            if (batches.kept > 0) {
+                earlierMemoriesKept += batches.kept;
+                changedFiles.add(file);
+            }
+            events.earlierMemories(file, batches.removed, batches.kept);
+        }
+
+        /** Counts and tells the memories deleted at a log's request. */
+        void forgotten(IndexListener events, Path file, int deleted) {
+            if (deleted > 0) {
+                memoriesForgotten += deleted;
+                events.earlierMemories(file, deleted, 0);
+            }
         }
 
         /** Redacts the problem and tells it to {@code listener} ({@link #out}, or a file's {@link FileJob#events}). */
@@ -813,6 +921,11 @@ public final class Indexer {
             @Override
             public void fileFinished(Path file, FileOutcome outcome, int memories, AddResult stored) {
                 told.add(l -> l.fileFinished(file, outcome, memories, stored));
+            }
+
+            @Override
+            public void earlierMemories(Path file, int removed, int kept) {
+                told.add(l -> l.earlierMemories(file, removed, kept));
             }
 
             @Override
@@ -878,16 +991,27 @@ public final class Indexer {
         private final Map<String, String> renamed = new java.util.HashMap<>();
         /** Whether the file was indexed before: a memory read again may differ from its stored version. */
         final boolean again;
+        /** For a read from the start: what the last one left to tell whether this one continues it; else null. */
+        final Continuation previous;
+        /** The exchange (or part of one) of this read that starts last; null if none. */
+        Memory lastExchange;
+        /** Whether this read gave an exchange where {@link #previous} says its last one began. */
+        boolean anchored;
         /** What the store did with this read's batches so far; written by the write thread. */
         volatile AddResult stored = AddResult.NONE;
+        /** Memories stored from the file before that the writes deleted: earlier versions this read replaced. */
+        volatile int removed;
+        /** Memories stored from the file before that it no longer gives, kept and marked by the writes. */
+        volatile int kept;
         int memories;
 
-        Batches(Run run, FileJob job, Resume.Plan plan, Resume.Token token, boolean again) {
+        Batches(Run run, FileJob job, Resume.Plan plan, Resume.Token token, boolean again, Continuation previous) {
             this.run = run;
             this.job = job;
             this.plan = plan;
             this.token = token;
             this.again = again;
+            this.previous = previous;
         }
 
         @Override
@@ -920,6 +1044,14 @@ public final class Indexer {
             long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
             starts.put(redacted.id(), start);
             memories++;
+            if (redacted.kind() == MemoryKind.EXCHANGE && redacted.provenance() != null) {
+                if (lastExchange == null || start >= lastExchange.provenance().byteStart()) {
+                    lastExchange = redacted;
+                }
+                if (previous != null && previous.anchors(redacted)) {
+                    anchored = true;
+                }
+            }
             if (classifier != null && redacted.kind() == MemoryKind.EXCHANGE) {
                 // Built from the redacted exchange, stored in its batch, kept by the checkpoint's replaceSource.
                 for (Memory derived : classifier.classify(redacted)) {
@@ -1029,10 +1161,15 @@ public final class Indexer {
         }
 
         /**
-         * Queues the last memories with the file's checkpoint (if not null). A read from the start
-         * replaces everything the file gave before; a resumed read replaces what the earlier read
-         * gave from its resume point on (the exchange that was still being written), deleted
-         * first: a crash in between leaves the old checkpoint, and the next run reads it again.
+         * Queues the last memories with the file's checkpoint (if not null). Only the exchange
+         * that was still being written when the file was last read may be replaced: a resumed
+         * read deletes what the earlier read gave from its resume point on and this one did not
+         * give again, first (a crash in between leaves the old checkpoint, and the next run reads
+         * it again); a read from the start that {@linkplain Continuation continues} the last one
+         * deletes that read's last exchange if it did not give it again. Everything else the
+         * file gave before and this read did not give stays, marked
+         * {@link SourceState#CHANGED_KEY} ({@link MemoryStore#updateSource}): the file is a new
+         * generation (rotated, truncated or rewritten).
          */
         void finish(SourceState checkpoint) {
             if (checkpoint == null) {
@@ -1041,19 +1178,24 @@ public final class Indexer {
             }
             Set<String> keep = Set.copyOf(ids);
             if (token == null) {
+                Set<String> replace = previous != null && previous.continuedBy(starts, anchored)
+                        ? Set.copyOf(previous.tail()) : Set.of();
                 List<Memory> memories = List.copyOf(batch);
                 batch.clear();
                 write(() -> {
                     replaceChanged(memories);
-                    stored = stored.plus(store.replaceSource(memories, checkpoint, keep));
+                    SourceUpdate update = store.updateSource(memories, checkpoint, keep, replace);
+                    stored = stored.plus(update.stored());
+                    removed += update.removed();
+                    kept += update.marked();
                 });
                 return;
             }
             List<String> tail = token.tail();
             write(() -> {
                 for (String id : tail) {
-                    if (!keep.contains(id)) {
-                        store.delete(id);
+                    if (!keep.contains(id) && store.delete(id)) {
+                        removed++;
                     }
                 }
             });

@@ -77,7 +77,7 @@ class AiderResumeTest {
         assertThat(sawDerived).as("a derived memory read again after a resume point").isTrue();
     }
 
-    /** Cut back below what was read: read again from the start, and what lay past the cut is gone. */
+    /** Cut back below what was read: read again from the start, and what lay past the cut stays, marked. */
     @Test
     void aTruncatedHistoryIsReadAgainFromTheStart() throws IOException {
         Path log = Logs.fixtures("aider").resolve("mozgoslav.aider.chat.history.md");
@@ -86,18 +86,20 @@ class AiderResumeTest {
         InMemoryStore store = new InMemoryStore();
         Indexer indexer = Indexer.builder(store).build();
         indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        assertThat(Growth.hasToken(store.source(file).orElseThrow())).isTrue();
+        List<dev.funes.Memory> before = store.all();
 
         int cut = lineBoundary(bytes, bytes.length / 2);
         Files.write(file, Arrays.copyOf(bytes, cut));
         IndexReport report = indexer.index(List.of(file));
         assertThat(report.filesResumed()).isZero();
         assertThat(report.bytesRead()).isEqualTo(cut);
-        assertSameAsFresh(store, file);
-        assertThat(store.all()).allSatisfy(m -> assertThat(m.provenance().byteEnd()).isLessThanOrEqualTo(cut));
+        Growth.assertNewGeneration(store, file, before, report);
+        assertThat(store.all()).filteredOn(m -> m.provenance().byteEnd() > cut).isNotEmpty()
+                .allSatisfy(m -> assertThat(m.metadata()).containsKey(dev.funes.SourceState.CHANGED_KEY));
     }
 
-    /** Another, longer history written over the path: read from the start, replacing the old one's memories. */
+    /** Another, longer history written over the path: read from the start, beside the old one's memories. */
     @Test
     void aReplacedHistoryIsReadAgainFromTheStart() throws IOException {
         Growth.assertReplacedIsReadAgain(dir().resolve(AiderFormat.FILE_NAME),
@@ -115,6 +117,7 @@ class AiderResumeTest {
         InMemoryStore store = new InMemoryStore();
         Indexer indexer = Indexer.builder(store).build();
         indexer.index(List.of(file));
+        List<dev.funes.Memory> before = store.all();
         Resume.Token token = Resume.Token.parse(store.source(file).orElseThrow().resume());
         byte[] changed = bytes.clone();
         int at = (int) token.check().start();
@@ -123,7 +126,7 @@ class AiderResumeTest {
         IndexReport report = indexer.index(List.of(file));
         assertThat(report.filesResumed()).isZero();
         assertThat(report.bytesRead()).isEqualTo(changed.length);
-        assertSameAsFresh(store, file);
+        Growth.assertNewGeneration(store, file, before, report);
     }
 
     // ---- helpers -----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ final class Growth {
 
         assertSameAsFresh(store, file);
         assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
-        if (before.resume().isEmpty()) {
+        if (!hasToken(before)) {
             assertThat(second.filesResumed()).isZero();
             assertThat(second.bytesRead()).isEqualTo(bytes.length);
             return new Grown(store, -1);
@@ -59,25 +59,75 @@ final class Growth {
         return new Grown(store, offset);
     }
 
+    /** Whether the checkpoint holds a resume point (rather than nothing or a {@link Continuation}). */
+    static boolean hasToken(SourceState state) {
+        return !state.resume().isEmpty() && !Continuation.isOne(state.resume());
+    }
+
     /**
      * Indexes {@code first} written at {@code file}, writes {@code second} over it in place (same
-     * inode) and indexes again: although the first read left a resume point, the file is read from the start and its old memories are replaced.
+     * inode) and indexes again: although the first read left a resume point, the file is read
+     * from the start, as a new generation: its old memories stay beside the new ones.
      */
     static void assertReplacedIsReadAgain(Path file, byte[] first, byte[] second) throws IOException {
         file = Files.write(file, first).toRealPath();
         InMemoryStore store = new InMemoryStore();
         Indexer indexer = Indexer.builder(store).build();
         indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).as("a resume point the new content must not use").isNotEmpty();
-        List<String> old = store.all().stream().map(Memory::id).toList();
+        assertThat(hasToken(store.source(file).orElseThrow())).as("a resume point the new content must not use").isTrue();
+        List<Memory> old = store.all();
         assertThat(old).isNotEmpty();
 
         Files.write(file, second);
         IndexReport report = indexer.index(List.of(file));
         assertThat(report.filesResumed()).isZero();
         assertThat(report.bytesRead()).isEqualTo(second.length);
-        assertSameAsFresh(store, file);
-        assertThat(store.all()).extracting(Memory::id).doesNotContainAnyElementsOf(old);
+        assertNewGeneration(store, file, old, report);
+    }
+
+    /**
+     * After {@code report}'s read of {@code file}, a new generation of the log whose store held
+     * {@code before}: the store holds exactly what an index of the file as it is now into an
+     * empty store gives, plus every memory of {@code before} the file no longer gives, unchanged
+     * but for the {@link SourceState#CHANGED_KEY} mark; the report names the file and counts
+     * those; nothing was removed.
+     */
+    static void assertNewGeneration(InMemoryStore store, Path file, List<Memory> before, IndexReport report) {
+        long newlyMarked = assertKept(store, file, before);
+        assertThat(newlyMarked).as("memories the changed file no longer gives").isPositive();
+        assertThat(report.earlierMemoriesKept()).isEqualTo(newlyMarked);
+        assertThat(report.changedFiles()).containsExactly(file);
+        assertThat(report.memoriesReplaced()).isZero();
+        assertThat(report.summary()).contains("1 file changed since it was read, its " + newlyMarked
+                + (newlyMarked == 1 ? " earlier memory kept: " : " earlier memories kept: ") + file);
+    }
+
+    /**
+     * That {@code store} holds exactly what an index of {@code file} as it is now into an empty
+     * store gives, plus every memory of {@code before} the file no longer gives, unchanged but for
+     * the {@link SourceState#CHANGED_KEY} mark; returns how many of those were not marked before.
+     */
+    static long assertKept(InMemoryStore store, Path file, List<Memory> before) {
+        InMemoryStore fresh = new InMemoryStore();
+        Indexer.builder(fresh).build().index(List.of(file));
+        java.util.Set<String> now = new java.util.HashSet<>(fresh.all().stream().map(Memory::id).toList());
+        List<Memory> gone = before.stream().filter(m -> !now.contains(m.id())).toList();
+        assertThat(store.all()).as("the file as it is now").containsAll(fresh.all());
+        for (Memory m : gone) {
+            Memory kept = store.get(m.id()).orElseThrow(() -> new AssertionError("lost: " + m.id() + " " + m.provenance()));
+            assertThat(kept.metadata()).containsKey(SourceState.CHANGED_KEY);
+            assertThat(unmarked(kept)).isEqualTo(unmarked(m));
+        }
+        assertThat(store.all()).hasSize(fresh.all().size() + gone.size());
+        return gone.stream().filter(m -> !m.metadata().containsKey(SourceState.CHANGED_KEY)).count();
+    }
+
+    /** {@code m} without the {@link SourceState#CHANGED_KEY} mark. */
+    static Memory unmarked(Memory m) {
+        java.util.Map<String, String> metadata = new java.util.TreeMap<>(m.metadata());
+        metadata.remove(SourceState.CHANGED_KEY);
+        return new Memory(m.id(), m.kind(), m.text(), m.startedAt(), m.endedAt(), m.agent(), m.project(), m.session(),
+                m.provenance(), metadata);
     }
 
     /**

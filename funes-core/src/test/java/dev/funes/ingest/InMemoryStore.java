@@ -7,6 +7,7 @@ import dev.funes.ScoreParts;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SourceState;
+import dev.funes.SourceUpdate;
 import dev.funes.StoreException;
 import dev.funes.StoreStats;
 
@@ -82,16 +83,40 @@ final class InMemoryStore implements MemoryStore {
     }
 
     @Override
-    public AddResult replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
+    public SourceUpdate replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
         beforeAdd.accept(batch);
-        return replace(batch, source, keep);
+        return settle(batch, source, keep, null);
     }
 
-    private synchronized AddResult replace(Collection<Memory> batch, SourceState source, Set<String> keep) {
+    @Override
+    public SourceUpdate updateSource(Collection<Memory> batch, SourceState source, Set<String> keep,
+                                     Set<String> replace) {
+        beforeAdd.accept(batch);
+        return settle(batch, source, keep, java.util.Objects.requireNonNull(replace, "replace"));
+    }
+
+    /** As the real store: deletes what may be replaced (all when {@code replace} is null), marks the rest. */
+    private synchronized SourceUpdate settle(Collection<Memory> batch, SourceState source, Set<String> keep,
+                                             Set<String> replace) {
         AddResult result = add(batch, java.util.Objects.requireNonNull(source, "source"));
-        memories.values().removeIf(m -> m.provenance() != null && m.provenance().source().equals(source.path())
-                && !keep.contains(m.id()));
-        return result;
+        int removed = 0;
+        int marked = 0;
+        for (Memory m : List.copyOf(memories.values())) {
+            if (m.provenance() == null || !m.provenance().source().equals(source.path()) || keep.contains(m.id())) {
+                continue;
+            }
+            if (replace == null || replace.contains(m.id())) {
+                memories.remove(m.id());
+                removed++;
+            } else if (!m.metadata().containsKey(SourceState.CHANGED_KEY)) {
+                Map<String, String> metadata = new java.util.TreeMap<>(m.metadata());
+                metadata.put(SourceState.CHANGED_KEY, source.indexedAt().toString());
+                memories.put(m.id(), new Memory(m.id(), m.kind(), m.text(), m.startedAt(), m.endedAt(), m.agent(),
+                        m.project(), m.session(), m.provenance(), metadata));
+                marked++;
+            }
+        }
+        return new SourceUpdate(result, removed, marked);
     }
 
     @Override

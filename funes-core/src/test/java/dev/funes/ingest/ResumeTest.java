@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Reading a grown log on from its resume point, on the real logs of the shared fixtures: the
  * memories must be exactly those of a read of the whole file (same ids, same line and byte
  * ranges), only the bytes from the resume point on are read, and a truncated, replaced or
- * rewritten file is read again from its beginning, replacing what it gave before.
+ * rewritten file is read again from its beginning as a new generation of the log: what it gave
+ * before stays, marked, beside what it gives now.
  */
 class ResumeTest {
 
@@ -92,7 +93,7 @@ class ResumeTest {
         assertThat(report.bytesRead()).isEqualTo(more - offset).isLessThan(bytes.length / 4);
     }
 
-    /** Cut back below what was read: the file is read again from the start, and what lay past the cut is gone. */
+    /** Cut back below what was read: the file is read again from the start, and what lay past the cut stays, marked. */
     @Test
     void aTruncatedLogIsReadAgainFromTheStart() throws IOException {
         Path log = Logs.fixtures("codex").resolve("rtchess-realtime-chess.jsonl");
@@ -101,7 +102,8 @@ class ResumeTest {
         InMemoryStore store = new InMemoryStore();
         Indexer indexer = Indexer.builder(store).build();
         indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        assertThat(Growth.hasToken(store.source(file).orElseThrow())).isTrue();
+        List<dev.funes.Memory> before = store.all();
 
         int cut = lineBoundary(bytes, bytes.length / 2);
         Files.write(file, Arrays.copyOf(bytes, cut));
@@ -109,11 +111,15 @@ class ResumeTest {
         assertThat(report.filesIndexed()).isEqualTo(1);
         assertThat(report.filesResumed()).isZero();
         assertThat(report.bytesRead()).isEqualTo(cut);
-        assertSameAsFresh(store, file);
-        assertThat(store.all()).allSatisfy(m -> assertThat(m.provenance().byteEnd()).isLessThanOrEqualTo(cut));
+        Growth.assertNewGeneration(store, file, before, report);
+        // What lay past the cut is kept, marked; the memories of the part kept are those of before.
+        assertThat(store.all()).filteredOn(m -> m.provenance().byteEnd() > cut).isNotEmpty()
+                .allSatisfy(m -> assertThat(m.metadata()).containsKey(dev.funes.SourceState.CHANGED_KEY));
+        assertThat(store.all()).filteredOn(m -> m.provenance().byteEnd() < cut / 2).isNotEmpty()
+                .allSatisfy(m -> assertThat(before).contains(m));
     }
 
-    /** Another log written at the same path (a rotated or replaced file): read from the start, replacing the old one's memories. */
+    /** Another log written at the same path (a rotated or replaced file): read from the start, beside the old one's memories. */
     @Test
     void aReplacedLogIsReadAgainFromTheStart() throws IOException {
         Path a = Logs.fixtures("claude-code").resolve("episodic-memory-short.jsonl");
@@ -125,7 +131,8 @@ class ResumeTest {
 
     /**
      * The same first bytes but another file moved over the path (log rotation), or the same file
-     * with a record rewritten before the resume point: both are read from the start.
+     * with a record rewritten before the resume point: both are read from the start, as new
+     * generations (the rotated file might hold anything: what it no longer gives is kept).
      */
     @Test
     void aRotatedOrRewrittenLogWithTheSameBeginningIsReadAgainFromTheStart() throws IOException {
@@ -136,19 +143,26 @@ class ResumeTest {
         InMemoryStore store = new InMemoryStore();
         Indexer indexer = Indexer.builder(store).build();
         indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        assertThat(Growth.hasToken(store.source(file).orElseThrow())).isTrue();
+        List<dev.funes.Memory> before = store.all();
 
         // Rotation: a new file (new inode) with the whole log is moved over the old one.
         Path rotated = Files.write(tmp.resolve("rotated.tmp"), bytes);
         Files.move(rotated, file, StandardCopyOption.REPLACE_EXISTING);
         IndexReport report = indexer.index(List.of(file));
         assertThat(report.filesResumed()).isZero();
-        assertSameAsFresh(store, file);
+        // Another file: nothing of what was read is replaced. Its content only extends the old
+        // one's, so what it no longer gives (the exchange open at the cut, if it grew) is kept, marked.
+        long kept = Growth.assertKept(store, file, before);
+        assertThat(report.earlierMemoriesKept()).isEqualTo(kept);
+        assertThat(report.changedFiles()).hasSize(kept > 0 ? 1 : 0);
+        assertThat(report.memoriesReplaced()).isZero();
 
         // Rewritten in place: the last record read before (line ending at cut) changes, the head does not.
         Files.write(file, Arrays.copyOf(bytes, cut));
         indexer.index(List.of(file));
-        assertThat(store.source(file).orElseThrow().resume()).isNotEmpty();
+        assertThat(Growth.hasToken(store.source(file).orElseThrow())).isTrue();
+        before = store.all();
         byte[] changed = bytes.clone();
         for (int i = previousLine(bytes, cut); i < cut - 1; i++) {
             if (changed[i] == 'a') {
@@ -160,7 +174,9 @@ class ResumeTest {
         report = indexer.index(List.of(file));
         assertThat(report.filesResumed()).isZero();
         assertThat(report.bytesRead()).isEqualTo(changed.length);
-        assertSameAsFresh(store, file);
+        kept = Growth.assertKept(store, file, before);
+        assertThat(report.earlierMemoriesKept()).isEqualTo(kept);
+        assertThat(report.memoriesReplaced()).isZero();
     }
 
     /**

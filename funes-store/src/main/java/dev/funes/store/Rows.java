@@ -142,6 +142,20 @@ final class Rows {
                 rs.getLong(5), rs.getString(6), rs.getString(7), instant(rs.getString(8)), rs.getString(9));
     }
 
+    /** A {@code metadata} column as a map; null when it is not a JSON object of strings. */
+    static Map<String, String> metadata(String json) {
+        try {
+            return json == null ? null : JSON.readValue(json, STRING_MAP);
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+    }
+
+    /** The {@code metadata} column of {@code metadata}, as {@link #bindMemory} writes it. */
+    static String metadataJson(Map<String, String> metadata) {
+        return json(metadata);
+    }
+
     /** float32, little-endian: the layout of the {@code vectors.embedding} BLOB. */
     static byte[] vectorBytes(float[] vector) {
         ByteBuffer buffer = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);

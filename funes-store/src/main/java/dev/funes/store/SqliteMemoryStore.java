@@ -11,6 +11,7 @@ import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
 import dev.funes.SourceState;
+import dev.funes.SourceUpdate;
 import dev.funes.StoreException;
 import dev.funes.StoreStats;
 import org.slf4j.Logger;
@@ -457,9 +458,40 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     @Override
-    public AddResult replaceSource(Collection<Memory> memories, SourceState source, Set<String> keep) {
+    public SourceUpdate replaceSource(Collection<Memory> memories, SourceState source, Set<String> keep) {
         Objects.requireNonNull(source, "source");
-        return add(memories, source, Set.copyOf(Objects.requireNonNull(keep, "keep")));
+        Settle settle = new Settle(Set.copyOf(Objects.requireNonNull(keep, "keep")), null);
+        return settle.result(add(memories, source, settle));
+    }
+
+    @Override
+    public SourceUpdate updateSource(Collection<Memory> memories, SourceState source, Set<String> keep,
+                                     Set<String> replace) {
+        Objects.requireNonNull(source, "source");
+        Settle settle = new Settle(Set.copyOf(Objects.requireNonNull(keep, "keep")),
+                Set.copyOf(Objects.requireNonNull(replace, "replace")));
+        return settle.result(add(memories, source, settle));
+    }
+
+    /**
+     * What a write does with the memories its source's file gave before and the read did not
+     * give again ({@link #settleSource}), and how many it deleted and marked.
+     *
+     * @param keep    ids the read gave
+     * @param replace ids that may be deleted; every other one is marked. Null: every one is deleted
+     */
+    private record Settle(Set<String> keep, Set<String> replace, int[] counts) {
+        Settle(Set<String> keep, Set<String> replace) {
+            this(keep, replace, new int[2]);
+        }
+
+        Settle withKeep(Set<String> kept) {
+            return new Settle(kept, replace, counts);
+        }
+
+        SourceUpdate result(AddResult stored) {
+            return new SourceUpdate(stored, counts[0], counts[1]);
+        }
     }
 
     /** What {@link #merge} did. */
@@ -490,18 +522,18 @@ final class SqliteMemoryStore implements MemoryStore {
         static final Extra NONE = new Extra(Map.of(), Map.of(), Map.of(), new int[1]);
     }
 
-    private AddResult add(Collection<Memory> memories, SourceState source, Set<String> keep) {
-        return add(memories, source, keep, Extra.NONE);
+    private AddResult add(Collection<Memory> memories, SourceState source, Settle settle) {
+        return add(memories, source, settle, Extra.NONE);
     }
 
-    private AddResult add(Collection<Memory> memories, SourceState source, Set<String> keep, Extra extra) {
+    private AddResult add(Collection<Memory> memories, SourceState source, Settle settle, Extra extra) {
         Objects.requireNonNull(memories, "memories");
         lifecycle.readLock().lock();
         try {
             ensureOpen();
             writeLock.lock();
             try {
-                return addLocked(memories, source, keep, extra);
+                return addLocked(memories, source, settle, extra);
             } finally {
                 writeLock.unlock();
             }
@@ -510,7 +542,7 @@ final class SqliteMemoryStore implements MemoryStore {
         }
     }
 
-    private AddResult addLocked(Collection<Memory> memories, SourceState source, Set<String> keep, Extra extra) {
+    private AddResult addLocked(Collection<Memory> memories, SourceState source, Settle settle, Extra extra) {
         // Redacted before anything else sees the memory: not even its embedding may be computed
         // from the raw text. Memories the Indexer already redacted come through unchanged.
         Map<String, Memory> byId = new LinkedHashMap<>();
@@ -522,14 +554,14 @@ final class SqliteMemoryStore implements MemoryStore {
             }
             byId.putIfAbsent(redacted.id(), redacted);
         }
-        if (keep != null && !renamed.isEmpty()) {
-            Set<String> kept = new LinkedHashSet<>(keep);
-            for (String id : keep) {
+        if (settle != null && !renamed.isEmpty()) {
+            Set<String> kept = new LinkedHashSet<>(settle.keep());
+            for (String id : settle.keep()) {
                 if (renamed.containsKey(id)) {
                     kept.add(renamed.get(id));
                 }
             }
-            keep = kept;
+            settle = settle.withKeep(kept);
         }
         Map<String, float[]> embeddings = new HashMap<>(); // content hash -> vector, kept across attempts
         for (Map.Entry<String, float[]> e : extra.vectors().entrySet()) {
@@ -564,7 +596,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 throw new StoreException("cannot read the store " + dir + ": " + message(e), e);
             }
             embedded += embed(missing, embeddings);
-            Optional<Committed> committed = commit(candidates, embeddings, source, keep, extra);
+            Optional<Committed> committed = commit(candidates, embeddings, source, settle, extra);
             if (committed.isPresent()) {
                 Committed c = committed.get();
                 c.deletedVectors().forEach(ann::removed);
@@ -625,7 +657,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * after it was looked up; nothing is written then and the caller retries.
      */
     private Optional<Committed> commit(List<Memory> memories, Map<String, float[]> embeddings, SourceState source,
-                                       Set<String> keep, Extra extra) {
+                                       Settle settle, Extra extra) {
         // Only the transaction holds the file lock, not the embedding before it: a waiting writer
         // then waits milliseconds, not seconds, and long-lived writers (a watcher, an MCP server)
         // can share the store.
@@ -634,8 +666,8 @@ final class SqliteMemoryStore implements MemoryStore {
             writer.setAutoCommit(false);
             try {
                 Optional<Committed> result = write(memories, embeddings, source, extra.addedAt());
-                if (result.isPresent() && (keep != null || !extra.deletions().isEmpty())) {
-                    List<Long> deleted = keep == null ? new ArrayList<>() : deleteStale(source, keep);
+                if (result.isPresent() && (settle != null || !extra.deletions().isEmpty())) {
+                    List<Long> deleted = settle == null ? new ArrayList<>() : settleSource(source, settle);
                     extra.deleted()[0] = deleteAddedBefore(extra.deletions(), deleted);
                     result = Optional.of(new Committed(result.get().added(), result.get().newVectors(), deleted));
                 }
@@ -801,17 +833,29 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /**
-     * Deletes, inside the open transaction, the memories cited from the source's file that are
-     * not in {@code keep}; returns the ids of the vectors that went with them.
+     * Inside the open transaction, settles the memories cited from the source's file that are not
+     * in {@code settle.keep()}: deletes those {@code settle} may replace, marks the others
+     * {@link SourceState#CHANGED_KEY} (unless they already are); returns the ids of the vectors
+     * that went with the deleted ones. A row whose metadata cannot be read is left as it is.
      */
-    private List<Long> deleteStale(SourceState source, Set<String> keep) throws SQLException {
+    private List<Long> settleSource(SourceState source, Settle settle) throws SQLException {
         List<String> stale = new ArrayList<>();
-        try (PreparedStatement ps = writer.prepareStatement("SELECT id FROM memories WHERE source_path = ?")) {
+        Map<String, Map<String, String>> unmarked = new LinkedHashMap<>();
+        try (PreparedStatement ps = writer.prepareStatement("SELECT id, metadata FROM memories WHERE source_path = ?")) {
             ps.setString(1, source.path().toString());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    if (!keep.contains(rs.getString(1))) {
-                        stale.add(rs.getString(1));
+                    String id = rs.getString(1);
+                    if (settle.keep().contains(id)) {
+                        continue;
+                    }
+                    if (settle.replace() == null || settle.replace().contains(id)) {
+                        stale.add(id);
+                        continue;
+                    }
+                    Map<String, String> metadata = Rows.metadata(rs.getString(2));
+                    if (metadata != null && !metadata.containsKey(SourceState.CHANGED_KEY)) {
+                        unmarked.put(id, metadata);
                     }
                 }
             }
@@ -824,8 +868,24 @@ final class SqliteMemoryStore implements MemoryStore {
                 deletedVectors.add(v);
             }
         }
-        if (!stale.isEmpty()) {
-            LOG.debug("Replaced {} stale memories of {}", stale.size(), source.path());
+        // Metadata is in no index (full-text, dense): the row is updated in place, keeping its
+        // row number, its time of addition and its vector.
+        String changedAt = source.indexedAt().toString();
+        try (PreparedStatement mark = writer.prepareStatement("UPDATE memories SET metadata = ? WHERE id = ?")) {
+            for (Map.Entry<String, Map<String, String>> e : unmarked.entrySet()) {
+                Map<String, String> metadata = new java.util.TreeMap<>(e.getValue());
+                metadata.put(SourceState.CHANGED_KEY, changedAt);
+                mark.setString(1, Rows.metadataJson(metadata));
+                mark.setString(2, e.getKey());
+                mark.addBatch();
+            }
+            mark.executeBatch();
+        }
+        settle.counts()[0] += stale.size();
+        settle.counts()[1] += unmarked.size();
+        if (!stale.isEmpty() || !unmarked.isEmpty()) {
+            LOG.debug("{}: {} memories replaced, {} kept from an earlier version of the file", source.path(),
+                    stale.size(), unmarked.size());
         }
         return deletedVectors;
     }

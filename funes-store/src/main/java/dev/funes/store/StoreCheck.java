@@ -232,6 +232,7 @@ final class StoreCheck {
                     model(c, in);
                 }
                 sessions(c, in);
+                sources(c, in);
                 terms(c, in);
                 fts(in, intact);
                 if (meta) {
@@ -543,6 +544,61 @@ final class StoreCheck {
         } else {
             in.add("model", Status.OK, ids.size() + " stored vectors match what " + in.modelId + " computes now (cosine >= "
                     + agreement + ")");
+        }
+    }
+
+    /**
+     * The log files the memories cite. A memory whose file changed since it was read (marked
+     * {@link dev.funes.SourceState#CHANGED_KEY}: rotated, truncated or rewritten) or no longer
+     * exists stays on purpose: the store is a memory, not a mirror. So this is told, never a problem.
+     */
+    private void sources(Connection c, Inspection in) {
+        long cited = 0;
+        long files = 0;
+        long changed = 0;
+        long changedFiles = 0;
+        long missing = 0;
+        long missingFiles = 0;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT source_path, count(*),
+                       sum(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.%s') END IS NOT NULL)
+                FROM memories WHERE source_path IS NOT NULL GROUP BY source_path"""
+                .formatted(dev.funes.SourceState.CHANGED_KEY))) {
+            while (rs.next()) {
+                long n = rs.getLong(2);
+                long marked = rs.getLong(3);
+                files++;
+                cited += n;
+                changed += marked;
+                changedFiles += marked > 0 ? 1 : 0;
+                if (!exists(rs.getString(1))) {
+                    missing += n;
+                    missingFiles++;
+                }
+            }
+        } catch (SQLException e) {
+            in.add("sources", Status.PROBLEM, SqliteMemoryStore.message(e));
+            return;
+        }
+        StringBuilder m = new StringBuilder().append(cited).append(cited == 1 ? " memory cites " : " memories cite ")
+                .append(files).append(files == 1 ? " log file" : " log files");
+        if (changed > 0) {
+            m.append("; ").append(changed).append(" of them were read from an earlier version of ").append(changedFiles)
+             .append(changedFiles == 1 ? " file" : " files").append(" (rotated, truncated or rewritten since: kept,"
+                    + " their lines cite the file as it was)");
+        }
+        if (missing > 0) {
+            m.append("; ").append(missing).append(" cite ").append(missingFiles)
+             .append(missingFiles == 1 ? " file that no longer exists" : " files that no longer exist").append(" (kept)");
+        }
+        in.add("sources", Status.OK, m.toString());
+    }
+
+    private static boolean exists(String path) {
+        try {
+            return Files.exists(Path.of(path));
+        } catch (RuntimeException e) { // a path this platform cannot parse: not a file here
+            return false;
         }
     }
 

@@ -72,10 +72,22 @@ public final class CrashChild {
         }
 
         @Override
-        public AddResult replaceSource(Collection<Memory> memories, SourceState source, java.util.Set<String> keep) {
+        public dev.funes.SourceUpdate replaceSource(Collection<Memory> memories, SourceState source,
+                                                   java.util.Set<String> keep) {
+            return reported(memories, source, () -> store.replaceSource(memories, source, keep));
+        }
+
+        @Override
+        public dev.funes.SourceUpdate updateSource(Collection<Memory> memories, SourceState source,
+                                                  java.util.Set<String> keep, java.util.Set<String> replace) {
+            return reported(memories, source, () -> store.updateSource(memories, source, keep, replace));
+        }
+
+        private dev.funes.SourceUpdate reported(Collection<Memory> memories, SourceState source,
+                                                java.util.function.Supplier<dev.funes.SourceUpdate> write) {
             out.println("ADDING");
             out.flush();
-            AddResult result = store.replaceSource(memories, source, keep);
+            dev.funes.SourceUpdate result = write.get();
             StringBuilder ids = new StringBuilder();
             for (Memory m : memories) {
                 ids.append(ids.length() == 0 ? "" : ",").append(m.id());

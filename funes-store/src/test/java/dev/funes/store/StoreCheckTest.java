@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class StoreCheckTest {
 
     private static final List<String> ALL_CHECKS = List.of("database", "schema", "integrity", "foreign-keys", "meta",
-            "vectors", "model", "sessions", "fts", "ann");
+            "vectors", "model", "sessions", "sources", "fts", "ann");
 
     private final TestCorpus corpus = TestCorpus.create();
     private Embedder embedder;
