@@ -22,8 +22,8 @@ import java.util.Objects;
  * from a new generation of it: a whole document rewritten by its agent (Gemini, Cline, ...), or
  * a log whose only exchange was still open.
  *
- * <p>The last exchange of the read (the one starting last, a part of one cut in parts) may still
- * be being written: its memories (and those derived from it) are the {@link #tail}, which the
+ * <p>The last exchange of the read (the one starting last; all its parts, when it was cut in
+ * parts) may still be being written: its memories (and those derived from it) are the {@link #tail}, which the
  * next read may replace. It may only if it continues this one: it gives again exactly the
  * memories this read gave before the tail's first byte ({@link #before}, a digest of their ids),
  * and an exchange starts at that byte with the same session, start time and line ({@link #anchor}).

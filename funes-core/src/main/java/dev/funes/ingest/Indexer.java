@@ -993,7 +993,7 @@ public final class Indexer {
         final boolean again;
         /** For a read from the start: what the last one left to tell whether this one continues it; else null. */
         final Continuation previous;
-        /** The exchange (or part of one) of this read that starts last; null if none. */
+        /** The exchange of this read that starts last (its first part); null if none. */
         Memory lastExchange;
         /** Whether this read gave an exchange where {@link #previous} says its last one began. */
         boolean anchored;
@@ -1044,7 +1044,7 @@ public final class Indexer {
             long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
             starts.put(redacted.id(), start);
             memories++;
-            if (redacted.kind() == MemoryKind.EXCHANGE && redacted.provenance() != null) {
+            if (redacted.kind() == MemoryKind.EXCHANGE && redacted.provenance() != null && beginsExchange(redacted)) {
                 if (lastExchange == null || start >= lastExchange.provenance().byteStart()) {
                     lastExchange = redacted;
                 }
@@ -1101,6 +1101,16 @@ public final class Indexer {
             if (batch.size() >= run.batchLimit(batchSize)) {
                 flush(null);
             }
+        }
+
+        /**
+         * Whether {@code exchange} is an exchange's first memory: an exchange too long for one
+         * memory is cut in parts ({@code part} metadata {@code i/n}), and where the cuts fall
+         * depends on how long it is, so a growing exchange is replaced from its first part on.
+         */
+        private static boolean beginsExchange(Memory exchange) {
+            String part = exchange.metadata().get("part");
+            return part == null || part.startsWith("1/");
         }
 
         /** Ids of the memories of this read citing bytes from {@code offset} on. */
