@@ -41,14 +41,14 @@ class CheckCommandTest {
         Result text = funes("check", "--store", store.toString());
         assertThat(text.status()).as(text.out() + text.err()).isZero();
         assertThat(text.out()).contains("ok        integrity").contains("ok        fts").contains("ok        ann")
-                .contains("healthy: 10 checks");
+                .contains("healthy: 11 checks");
         assertThat(text.err()).isEmpty();
 
         Result json = funes("check", "--store", store.toString(), "--json");
         assertThat(json.status()).isZero();
         JsonNode node = HitJson.MAPPER.readTree(json.out());
         assertThat(node.get("healthy").asBoolean()).isTrue();
-        assertThat(node.get("findings").size()).isEqualTo(10);
+        assertThat(node.get("findings").size()).isEqualTo(11);
         for (JsonNode f : node.get("findings")) {
             assertThat(f.get("status").asText()).isEqualTo("ok");
             assertThat(f.get("check").asText()).isNotBlank();
@@ -71,7 +71,7 @@ class CheckCommandTest {
         Result repair = funes("check", "--store", store.toString(), "--repair");
         assertThat(repair.status()).as(repair.out() + repair.err()).isZero();
         assertThat(repair.out()).contains("repaired  fts").contains("rebuilt the full-text index")
-                .contains("healthy: 10 checks, 1 repaired");
+                .contains("healthy: 11 checks, 1 repaired");
         assertThat(funes("check", "--store", store.toString()).status()).isZero();
     }
 

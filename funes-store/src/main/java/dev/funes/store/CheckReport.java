@@ -76,7 +76,7 @@ public record CheckReport(Path store, List<Finding> findings) {
         return findings.stream().filter(f -> f.status() == Status.PROBLEM).toList();
     }
 
-    /** One line, for example {@code healthy: 10 checks, 1 repaired} or {@code 2 problems (fts, ann)}. */
+    /** One line, for example {@code healthy: 11 checks, 1 repaired} or {@code 2 problems (fts, ann)}. */
     public String summary() {
         long repaired = findings.stream().filter(f -> f.status() == Status.REPAIRED).count();
         long warnings = findings.stream().filter(f -> f.status() == Status.WARNING).count();

@@ -105,7 +105,7 @@ class StoreCheckTest {
         assertThat(report.findings()).extracting(Finding::check).containsExactlyElementsOf(ALL_CHECKS);
         assertThat(report.findings()).allSatisfy(f -> assertThat(f.status()).as(f.toString()).isEqualTo(Status.OK));
         assertThat(report.healthy()).isTrue();
-        assertThat(report.summary()).isEqualTo("healthy: 10 checks");
+        assertThat(report.summary()).isEqualTo("healthy: 11 checks");
         assertThat(finding(report, "ann").message()).contains(corpus.size() + " vectors");
         assertThat(finding(report, "model").message()).contains("match");
         assertThat(check(dir, true)).isEqualTo(report); // nothing to repair, nothing done
