@@ -347,9 +347,14 @@ public final class Indexer {
             }
             Resume.Token token = previous.isPresent() ? resumeToken(file, format, previous.get(), size, head, key) : null;
             boolean again = previous.isPresent() && !IGNORED_FORMAT.equals(previous.get().format());
-            // What the last full read left to tell a grown file from another one (null: nothing to replace).
-            Continuation continuation = again && token == null && previous.get().format().equals(format.name())
-                    ? Continuation.parse(previous.get().resume()) : null;
+            // What the last full read left to tell a grown file from another one (null: nothing to
+            // replace). A file shorter than what was read, or whose first bytes changed (an append-only
+            // log; a document's header may change as it grows), is another one whatever it holds.
+            SourceState prior = previous.orElse(null);
+            Continuation continuation = again && token == null && prior.format().equals(format.name())
+                    && size >= prior.indexedBytes()
+                    && (!(format instanceof ResumableFormat) || sameHead(prior.headFingerprint(), head))
+                    ? Continuation.parse(prior.resume()) : null;
             job.batches = new Batches(run, job, Resume.Plan.full(), null, again, continuation);
             if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run, events)) {
                 return;
@@ -1053,7 +1058,7 @@ public final class Indexer {
                 }
             }
             if (classifier != null && redacted.kind() == MemoryKind.EXCHANGE) {
-                // Built from the redacted exchange, stored in its batch, kept by the checkpoint's replaceSource.
+                // Built from the redacted exchange, stored in its batch, kept by the checkpoint's updateSource.
                 for (Memory derived : classifier.classify(redacted)) {
                     Memory d = run.redactor.redact(derived, run.redactions);
                     batch.add(d);

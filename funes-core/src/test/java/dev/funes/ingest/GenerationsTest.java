@@ -148,6 +148,28 @@ class GenerationsTest {
         assertSameAsFresh(store, file);
     }
 
+    /**
+     * A JSON Lines log with no resume point (it begins in the middle of an agent's run: its first
+     * exchange has no request), cut back inside that exchange, past its first 4 KiB: same first
+     * bytes, same session, time and line for the exchange, but a truncation, not a continuation.
+     * The longer version stays, marked.
+     */
+    @Test
+    void aLogWithoutAResumePointTruncatedKeepsTheLongerVersion() throws IOException {
+        byte[] large = Files.readAllBytes(Logs.fixtures("claude-code").resolve("episodic-memory-large.jsonl"));
+        Path file = Files.write(tmp.resolve("s.jsonl"), java.util.Arrays.copyOf(large, lineEnd(large, 11))).toRealPath();
+        InMemoryStore store = new InMemoryStore();
+        Indexer indexer = Indexer.builder(store).build();
+        indexer.index(List.of(file));
+        assertThat(Continuation.parse(store.source(file).orElseThrow().resume())).isNotNull();
+        List<Memory> before = store.all();
+
+        assertThat(lineEnd(large, 8)).isGreaterThan(Indexer.FINGERPRINT_BYTES);
+        Files.write(file, java.util.Arrays.copyOf(large, lineEnd(large, 8)));
+        IndexReport report = indexer.index(List.of(file));
+        Growth.assertNewGeneration(store, file, before, report);
+    }
+
     /** The continuation a checkpoint keeps reads back as written; a resume point's text is not one. */
     @Test
     void aContinuationReadsBackAndIsToldFromAResumePoint() {
@@ -192,6 +214,16 @@ class GenerationsTest {
             }
         }
         throw new AssertionError("fewer than " + n + " requests");
+    }
+
+    /** The offset just past the {@code n}-th newline. */
+    private static int lineEnd(byte[] bytes, int n) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == '\n' && --n == 0) {
+                return i + 1;
+            }
+        }
+        return bytes.length;
     }
 
     private static ArrayNode first(ArrayNode messages, int n) {
