@@ -89,7 +89,10 @@ public interface MemoryStore extends AutoCloseable {
      *
      * @param source  the file's new checkpoint, replacing any earlier one; not null
      * @param keep    ids of the memories the file holds now
-     * @param replace ids of provisional memories this read may delete when it did not give them again
+     * @param replace ids of provisional memories this read may delete when it did not give them again;
+     *                {@code null} for every memory cited from the file that is not marked: a read of
+     *                a file that holds the very bytes read before, whose earlier memories are all
+     *                earlier readings of records this read read again
      * @return how many were added, unchanged, embedded; how many deleted and newly marked
      * @throws StoreException     if the database cannot be written; nothing of this call is stored
      * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored

@@ -72,7 +72,10 @@ import java.util.function.Consumer;
  *   <li><b>Nothing is lost to a changed log.</b> Only the exchange that was still being written
  *       when a file was last read (its provisional tail) may be replaced, and only by a read that
  *       continues that one: read on from the resume point, or read from the beginning giving again
- *       everything before that exchange ({@link Continuation}). A file that no longer holds what
+ *       everything before that exchange ({@link Continuation}). A file read again though it holds
+ *       the very bytes read before (same size, time and first bytes: its last line was incomplete,
+ *       or a new version of Funes reads every log again) replaces every earlier reading of them
+ *       it does not give again: the records are all still there, read again. A file that no longer holds what
  *       was read from it (rotated by {@code mv} or {@code copytruncate}, truncated, emptied,
  *       rewritten with other content) is a new generation of that log: the last batch of its
  *       read is stored with {@link MemoryStore#updateSource}, which keeps every earlier memory the
@@ -355,14 +358,22 @@ public final class Indexer {
                     && size >= prior.indexedBytes()
                     && (!(format instanceof ResumableFormat) || sameHead(prior.headFingerprint(), head))
                     ? Continuation.parse(prior.resume()) : null;
-            job.batches = new Batches(run, job, Resume.Plan.full(), null, again, continuation);
+            // The very bytes read before (a log read again in full though unchanged: its last line
+            // was incomplete, or a new version of Funes reads every log again): every record an
+            // earlier memory was read from is read again, so what this read does not give again
+            // was an earlier reading of it, not something the file lost.
+            boolean sameBytes = again && token == null && prior.size() == size
+                    && prior.lastModified().toEpochMilli() == modified.toEpochMilli()
+                    && sameHead(prior.headFingerprint(), head);
+            job.batches = new Batches(run, job, Resume.Plan.full(), null, again, continuation, sameBytes);
             if (skippedByRequest(file, format, previous.orElse(null), size, modified, head, token, run, events)) {
                 return;
             }
             ParseResult result;
             try {
                 if (token != null) {
-                    job.batches = new Batches(run, job, new Resume.Plan(token.point(), token.check()), token, true, null);
+                    job.batches = new Batches(run, job, new Resume.Plan(token.point(), token.check()), token, true, null,
+                            false);
                     try {
                         result = parse(format, file, job.batches, size);
                     } catch (Resume.Mismatch e) {
@@ -373,7 +384,7 @@ public final class Indexer {
                             return;
                         }
                         // Another file than the one read: nothing of the earlier read is replaced.
-                        job.batches = new Batches(run, job, Resume.Plan.full(), null, true, null);
+                        job.batches = new Batches(run, job, Resume.Plan.full(), null, true, null, false);
                         result = parse(format, file, job.batches, size);
                     }
                 } else {
@@ -570,7 +581,7 @@ public final class Indexer {
             return true;
         }
         LOG.debug("{} was emptied since it was read: what it gave stays, marked as from its earlier version", file);
-        Batches batches = new Batches(run, job, Resume.Plan.full(), null, true, null);
+        Batches batches = new Batches(run, job, Resume.Plan.full(), null, true, null, false);
         job.batches = batches;
         batches.finish(new SourceState(file, 0, modified, 0, 0, fingerprint(head), p.format(), clock.instant()));
         job.outcome = () -> indexed(run, events, file, batches);
@@ -998,6 +1009,8 @@ public final class Indexer {
         final boolean again;
         /** For a read from the start: what the last one left to tell whether this one continues it; else null. */
         final Continuation previous;
+        /** For a read from the start: whether the file holds the very bytes read before. */
+        final boolean sameBytes;
         /** The exchange of this read that starts last (its first part); null if none. */
         Memory lastExchange;
         /** Whether this read gave an exchange where {@link #previous} says its last one began. */
@@ -1010,13 +1023,15 @@ public final class Indexer {
         volatile int kept;
         int memories;
 
-        Batches(Run run, FileJob job, Resume.Plan plan, Resume.Token token, boolean again, Continuation previous) {
+        Batches(Run run, FileJob job, Resume.Plan plan, Resume.Token token, boolean again, Continuation previous,
+                boolean sameBytes) {
             this.run = run;
             this.job = job;
             this.plan = plan;
             this.token = token;
             this.again = again;
             this.previous = previous;
+            this.sameBytes = sameBytes;
         }
 
         @Override
@@ -1181,7 +1196,9 @@ public final class Indexer {
          * read deletes what the earlier read gave from its resume point on and this one did not
          * give again, first (a crash in between leaves the old checkpoint, and the next run reads
          * it again); a read from the start that {@linkplain Continuation continues} the last one
-         * deletes that read's last exchange if it did not give it again. Everything else the
+         * deletes that read's last exchange if it did not give it again; a read from the start of
+         * the very bytes read before deletes every earlier reading of them it did not give again
+         * (those of an earlier version of Funes, say). Everything else the
          * file gave before and this read did not give stays, marked
          * {@link SourceState#CHANGED_KEY} ({@link MemoryStore#updateSource}): the file is a new
          * generation (rotated, truncated or rewritten).
@@ -1193,7 +1210,8 @@ public final class Indexer {
             }
             Set<String> keep = Set.copyOf(ids);
             if (token == null) {
-                Set<String> replace = previous != null && previous.continuedBy(starts, anchored)
+                // Null: every memory of the file's current generation that this read did not give.
+                Set<String> replace = sameBytes ? null : previous != null && previous.continuedBy(starts, anchored)
                         ? Set.copyOf(previous.tail()) : Set.of();
                 List<Memory> memories = List.copyOf(batch);
                 batch.clear();

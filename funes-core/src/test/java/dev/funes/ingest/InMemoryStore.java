@@ -85,19 +85,22 @@ final class InMemoryStore implements MemoryStore {
     @Override
     public SourceUpdate replaceSource(Collection<Memory> batch, SourceState source, Set<String> keep) {
         beforeAdd.accept(batch);
-        return settle(batch, source, keep, null);
+        return settle(batch, source, keep, null, true);
     }
 
     @Override
     public SourceUpdate updateSource(Collection<Memory> batch, SourceState source, Set<String> keep,
                                      Set<String> replace) {
         beforeAdd.accept(batch);
-        return settle(batch, source, keep, java.util.Objects.requireNonNull(replace, "replace"));
+        return settle(batch, source, keep, replace, false);
     }
 
-    /** As the real store: deletes what may be replaced (all when {@code replace} is null), marks the rest. */
+    /**
+     * As the real store: deletes what may be replaced ({@code all}: every one; {@code replace}
+     * null: every one not marked), marks the rest.
+     */
     private synchronized SourceUpdate settle(Collection<Memory> batch, SourceState source, Set<String> keep,
-                                             Set<String> replace) {
+                                             Set<String> replace, boolean all) {
         AddResult result = add(batch, java.util.Objects.requireNonNull(source, "source"));
         int removed = 0;
         int marked = 0;
@@ -105,10 +108,11 @@ final class InMemoryStore implements MemoryStore {
             if (m.provenance() == null || !m.provenance().source().equals(source.path()) || keep.contains(m.id())) {
                 continue;
             }
-            if (replace == null || replace.contains(m.id())) {
+            boolean earlier = m.metadata().containsKey(SourceState.CHANGED_KEY);
+            if (all || (replace == null ? !earlier : replace.contains(m.id()))) {
                 memories.remove(m.id());
                 removed++;
-            } else if (!m.metadata().containsKey(SourceState.CHANGED_KEY)) {
+            } else if (replace != null && !earlier) {
                 Map<String, String> metadata = new java.util.TreeMap<>(m.metadata());
                 metadata.put(SourceState.CHANGED_KEY, source.indexedAt().toString());
                 memories.put(m.id(), new Memory(m.id(), m.kind(), m.text(), m.startedAt(), m.endedAt(), m.agent(),

@@ -460,7 +460,7 @@ final class SqliteMemoryStore implements MemoryStore {
     @Override
     public SourceUpdate replaceSource(Collection<Memory> memories, SourceState source, Set<String> keep) {
         Objects.requireNonNull(source, "source");
-        Settle settle = new Settle(Set.copyOf(Objects.requireNonNull(keep, "keep")), null);
+        Settle settle = new Settle(Set.copyOf(Objects.requireNonNull(keep, "keep")), null, true);
         return settle.result(add(memories, source, settle));
     }
 
@@ -469,7 +469,7 @@ final class SqliteMemoryStore implements MemoryStore {
                                      Set<String> replace) {
         Objects.requireNonNull(source, "source");
         Settle settle = new Settle(Set.copyOf(Objects.requireNonNull(keep, "keep")),
-                Set.copyOf(Objects.requireNonNull(replace, "replace")));
+                replace == null ? null : Set.copyOf(replace), false);
         return settle.result(add(memories, source, settle));
     }
 
@@ -478,15 +478,17 @@ final class SqliteMemoryStore implements MemoryStore {
      * give again ({@link #settleSource}), and how many it deleted and marked.
      *
      * @param keep    ids the read gave
-     * @param replace ids that may be deleted; every other one is marked. Null: every one is deleted
+     * @param replace ids that may be deleted; every other one is marked. Null: every one not
+     *                marked yet may be deleted (and the marked ones stay)
+     * @param all     every one is deleted, marked or not ({@code replace} is then null)
      */
-    private record Settle(Set<String> keep, Set<String> replace, int[] counts) {
-        Settle(Set<String> keep, Set<String> replace) {
-            this(keep, replace, new int[2]);
+    private record Settle(Set<String> keep, Set<String> replace, boolean all, int[] counts) {
+        Settle(Set<String> keep, Set<String> replace, boolean all) {
+            this(keep, replace, all, new int[2]);
         }
 
         Settle withKeep(Set<String> kept) {
-            return new Settle(kept, replace, counts);
+            return new Settle(kept, replace, all, counts);
         }
 
         SourceUpdate result(AddResult stored) {
@@ -849,12 +851,17 @@ final class SqliteMemoryStore implements MemoryStore {
                     if (settle.keep().contains(id)) {
                         continue;
                     }
-                    if (settle.replace() == null || settle.replace().contains(id)) {
+                    if (settle.all() || settle.replace() != null && settle.replace().contains(id)) {
                         stale.add(id);
                         continue;
                     }
                     Map<String, String> metadata = Rows.metadata(rs.getString(2));
-                    if (metadata != null && !metadata.containsKey(SourceState.CHANGED_KEY)) {
+                    if (metadata == null || metadata.containsKey(SourceState.CHANGED_KEY)) {
+                        continue; // of an earlier generation of the file: it stays as it is
+                    }
+                    if (settle.replace() == null) {
+                        stale.add(id);
+                    } else {
                         unmarked.put(id, metadata);
                     }
                 }
