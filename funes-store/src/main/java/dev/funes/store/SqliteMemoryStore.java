@@ -875,8 +875,8 @@ final class SqliteMemoryStore implements MemoryStore {
                 deletedVectors.add(v);
             }
         }
-        // Metadata is in no index (full-text, dense): the row is updated in place, keeping its
-        // row number, its time of addition and its vector.
+        // Neither the full-text nor the dense index covers metadata: the row is updated in place,
+        // keeping its row number, its time of addition and its vector.
         String changedAt = source.indexedAt().toString();
         try (PreparedStatement mark = writer.prepareStatement("UPDATE memories SET metadata = ? WHERE id = ?")) {
             for (Map.Entry<String, Map<String, String>> e : unmarked.entrySet()) {
