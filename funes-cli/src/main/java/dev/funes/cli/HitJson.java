@@ -67,6 +67,10 @@ final class HitJson {
             p.put("byteStart", passage.provenance().byteStart());
             p.put("byteEnd", passage.provenance().byteEnd());
             p.put("id", passage.id());
+            String changed = passage.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+            if (changed != null) {
+                p.put("changedSince", changed);
+            }
         }
         node.put("id", memory.id());
         node.put("project", memory.project());

@@ -37,11 +37,15 @@ final class HitText {
                     when == null ? "" : when.replace('T', ' ').replaceFirst("\\.\\d+Z$", "Z"),
                     memory.session() == null ? "" : "  session " + memory.session(),
                     String.format(Locale.ROOT, "  score %.4f", hit.score()));
+            // A log that changed since it was read: the lines cite the file as it was.
+            String changedAt = memory.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+            String changed = changedAt == null ? ""
+                    : "  (the file changed since: seen " + changedAt + "; these lines cite its earlier version)";
             if (hit.passage() != null && hit.passage().provenance() != null) {
                 // The answer first: the passage and the lines that hold it; the memory's range after.
                 out.println("   " + hit.passage().provenance()
                         + (memory.provenance() == null ? "" : "  (in " + memory.provenance().lineStart()
-                        + "-" + memory.provenance().lineEnd() + ")"));
+                        + "-" + memory.provenance().lineEnd() + ")") + changed);
                 String context = hit.passage().text().substring(0,
                         hit.passage().text().length() - hit.passageText().length()).strip();
                 if (!context.isEmpty()) {
@@ -57,9 +61,7 @@ final class HitText {
                 continue;
             }
             if (memory.provenance() != null) {
-                String changed = memory.metadata().get(dev.funes.SourceState.CHANGED_KEY);
-                out.println("   " + memory.provenance() + (changed == null ? ""
-                        : "  (the file changed since: seen " + changed + "; these lines cite its earlier version)"));
+                out.println("   " + memory.provenance() + changed);
             }
             if (full) {
                 memory.text().strip().lines().forEach(line -> out.println("   " + line));
