@@ -328,7 +328,10 @@ final class McpTools {
         if (project != null) {
             project = redactor.redact(project).text();
         }
-        String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT : head(clientName.strip(), MAX_NAME_CHARS);
+        // The client names itself: its name is stored (as the agent), so it is redacted like the text,
+        // before it is shortened (a cut through a secret would leave a piece no rule recognises).
+        String agent = clientName == null || clientName.isBlank() ? DEFAULT_AGENT
+                : head(redactor.redact(clientName.strip()).text(), MAX_NAME_CHARS);
         Instant now = clock.instant();
         Memory memory = Memory.builder(kind, agent, text)
                 .project(project != null ? project : defaultProject)

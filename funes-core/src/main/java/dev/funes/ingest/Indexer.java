@@ -689,7 +689,9 @@ public final class Indexer {
             // A point at the very start saves nothing over a full read.
             if (plan.next != null && plan.last != null && plan.next.offset() > 0
                     && plan.next.offset() <= result.indexedBytes()) {
-                resume = new Resume.Token(plan.next, key, plan.last, batches.idsFrom(plan.next.offset())).toText();
+                // The reader's context holds text of the log (the working directory, a message): redacted too.
+                resume = new Resume.Token(run.redactor.redact(plan.next), key, plan.last,
+                        batches.idsFrom(plan.next.offset())).toText();
             } else if (batches.token == null) {
                 // Without a point, the next read is from the start too: this tells it whether it
                 // continues this one, and so may replace the last exchange read here.

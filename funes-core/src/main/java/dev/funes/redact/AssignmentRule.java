@@ -46,7 +46,7 @@ final class AssignmentRule implements Rule {
                     // A quoted value cut short by shortening: it ends at the ellipsis.
                     + "|[\"'](?<v5>[^\"'\\\\\\n\u2026]{1,300}+)(?=\\s?\u2026)"
                     // Bare: up to a space or delimiter; & ends it only before the next name= (a URL query).
-                    + "|(?:(?i:bearer|basic|token|bot|digest)[ \\t]+)?"
+                    + "|(?:(?i:bearer|basic|token|bot|digest|ssws)[ \\t]+)?"
                     + "(?<v4>(?:[^\\s\"'`,;&|<>(){}\\[\\]]|&(?![A-Za-z_][A-Za-z0-9_]*=)){1,300}+))");
     /** What follows a {@code --flag} name: spaces and a value. */
     private static final Pattern FLAG_VALUE = Pattern.compile(
@@ -57,8 +57,27 @@ final class AssignmentRule implements Rule {
     private static final Set<String> PASSWORD_WORDS_WITH_PREFIX = Set.of("pwd", "pass", "pw");
     private static final Set<String> TOKEN_WORDS = Set.of("token", "auth", "authorization", "credential",
             "credentials", "bearer");
-    /** Secret words that names also glue to the word before: {@code PGPASSWORD}, {@code apikey}, {@code authtoken}. */
-    private static final List<String> GLUED = List.of("password", "passwd", "passphrase", "token", "secret", "key");
+    /** Secret words that names also glue to the word before: {@code PGPASSWORD}, {@code apikey}, {@code authtoken}, {@code storepass}. */
+    private static final List<String> GLUED = List.of("password", "passwd", "passphrase", "token", "secret", "key", "pass");
+    /** Words that end in {@code pass} without naming a password. */
+    private static final Set<String> NOT_PASS = Set.of("by", "com", "sur", "over", "tres", "under", "encom", "im",
+            "multi", "one", "first", "second", "render", "sub", "shadow", "bi", "cross", "high", "low", "band", "all");
+    /**
+     * Words before {@code key} that name a lookup key: with other words ({@code STRIPE_KEY},
+     * {@code MAPBOX_KEY}) a key is a secret when its value looks generated.
+     */
+    private static final Set<String> LOOKUP_KEYS = Set.of("primary", "foreign", "sort", "partition", "cache", "storage",
+            "hash", "map", "lookup", "dict", "idempotency", "cursor", "composite", "unique", "public", "pub", "ssh",
+            "host", "object", "row", "column", "index", "field", "attr", "attribute", "property", "config",
+            "translation", "i18n", "message", "label", "react", "list", "item", "group", "route", "routing", "state",
+            "store", "query", "s3", "bucket", "file", "menu", "hot", "short", "shortcut", "keyboard", "press", "music",
+            "enum", "entry", "cell", "join", "dedup", "dedupe", "shard", "kv", "data", "table", "record", "filter",
+            "context", "memo", "sign", "gpg", "pgp", "ca", "cert", "tls", "ssl", "dns", "dkim", "next", "prev",
+            "parent", "child", "node", "element", "dom", "tab", "hotkey", "media", "localization", "locale", "lang",
+            "text", "string", "name", "type", "value", "default", "setting", "settings", "option", "options", "flag",
+            "feature", "event", "metric", "tag", "path", "url", "i", "the", "a", "this", "that", "my", "your", "new",
+            "old", "lock", "mutex", "redis", "cache_", "session", "user", "id", "uid", "uuid", "version", "schema",
+            "sequence", "sharding", "bucketing", "distribution", "cluster", "clustering", "order", "group_", "dedupe_");
     /** Words before {@code key} that make it a secret key rather than a lookup key. */
     private static final Set<String> KEY_PREFIXES = Set.of("api", "access", "secret", "private", "client",
             "signing", "encryption", "master", "account", "license", "auth", "app", "service", "subscription",
@@ -82,6 +101,9 @@ final class AssignmentRule implements Rule {
     private static final Pattern IDENTIFIER = Pattern.compile(
             "[A-Za-z_$][A-Za-z_$]*|[A-Za-z_$][A-Za-z0-9_$]*(?:\\.[A-Za-z_$][A-Za-z0-9_$]*)+");
     private static final Pattern NUMBER = Pattern.compile("[-+]?[0-9][0-9.,_]*");
+    private static final Pattern HEX_VALUE = Pattern.compile("[0-9a-fA-F]+");
+    private static final Pattern UUID_VALUE = Pattern.compile(
+            "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern WORDS = Pattern.compile("[A-Za-z]+(?:[-_. ][A-Za-z]+)*");
     private static final Pattern FILLER = Pattern.compile(
             "(?i)(.)\\1*|[x*.\u2022_\\-]+|.*(?:redacted|placeholder|\\bexample\\b|changeme).*");
@@ -90,7 +112,7 @@ final class AssignmentRule implements Rule {
                     + "|(?:process\\.env|os\\.environ|os\\.getenv|system\\.getenv|env\\.|secrets\\.|vars\\.)).*");
     private static final Pattern WINDOWS_PATH = Pattern.compile("[A-Za-z]:\\\\.*");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
-    private static final Pattern SCHEME = Pattern.compile("(?i)(?:bearer|basic|token|bot|digest)[ \\t]+");
+    private static final Pattern SCHEME = Pattern.compile("(?i)(?:bearer|basic|token|bot|digest|ssws)[ \\t]+");
     private static final Pattern SEPARATORS = Pattern.compile("[_.\\-]+");
     private static final Pattern CAMEL = Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])");
 
@@ -134,14 +156,16 @@ final class AssignmentRule implements Rule {
                 if (type != null) {
                     // A bare "auth" also names methods (AUTH=CRAM-MD5, auth: scram-sha-256): ask for a longer value.
                     int minLength = words(name).size() == 1 && "auth".equalsIgnoreCase(name) ? 16 : 0;
-                    value(text, name, end, type, flagDashes >= 2, minLength, sink);
+                    value(text, name, end, type, flagDashes >= 2, minLength, false, sink);
+                } else if (name.regionMatches(true, name.length() - 3, "key", 0, 3) && isWeakKey(name)) {
+                    value(text, name, end, "secret", flagDashes >= 2, 0, true, sink);
                 }
             }
         }
     }
 
     private static void value(String text, String name, int nameEnd, String type, boolean flag, int minLength,
-                              Sink sink) {
+                              boolean generatedOnly, Sink sink) {
         Matcher m = VALUE.matcher(text).region(nameEnd, text.length());
         boolean assigned = m.lookingAt();
         if (!assigned && flag) {
@@ -171,7 +195,8 @@ final class AssignmentRule implements Rule {
         boolean envStyle = assigned && "=".equals(m.group("sep")) && ENV_NAME.matcher(name).matches();
         Form form = quoted || envStyle || !assigned ? Form.LITERAL
                 : ":".equals(m.group("sep")) && configLine(text, nameEnd - name.length(), end) ? Form.CONFIG : Form.CODE;
-        if (value.strip().length() >= minLength && isSecretValue(value, type, form)) {
+        if (value.strip().length() >= minLength && isSecretValue(value, type, form)
+                && (!generatedOnly || isGenerated(value))) {
             sink.found(start, end, type);
         }
     }
@@ -229,6 +254,11 @@ final class AssignmentRule implements Rule {
     static String typeOf(String name) {
         List<String> words = words(name);
         int last = words.size() - 1;
+        // A service account's private_key_id names its private key.
+        if (last >= 2 && "id".equals(words.get(last)) && "key".equals(words.get(last - 1))
+                && "private".equals(words.get(last - 2))) {
+            return "secret";
+        }
         if (last > 0 && SUFFIXES.contains(words.get(last))) {
             last--;
         }
@@ -239,7 +269,11 @@ final class AssignmentRule implements Rule {
         String before = last > 0 ? words.get(last - 1) : null;
         for (String family : GLUED) {
             if (word.length() > family.length() && word.endsWith(family)) {
-                before = word.substring(0, word.length() - family.length());
+                String glued = word.substring(0, word.length() - family.length());
+                if ("pass".equals(family) && NOT_PASS.contains(glued)) {
+                    break;
+                }
+                before = glued;
                 word = family;
                 break;
             }
@@ -250,10 +284,53 @@ final class AssignmentRule implements Rule {
         if (TOKEN_WORDS.contains(word)) {
             return before != null && NOT_CREDENTIAL_TOKENS.contains(before) ? null : "token";
         }
-        if ("secret".equals(word) || "key".equals(word) && before != null && KEY_PREFIXES.contains(before)) {
+        if ("secret".equals(word) || "key".equals(word) && before != null && keyPrefix(before)) {
             return "secret";
         }
         return null;
+    }
+
+    /** A word before {@code key} that makes it a secret, also glued to another ({@code myapikey}). */
+    private static boolean keyPrefix(String before) {
+        if (KEY_PREFIXES.contains(before)) {
+            return true;
+        }
+        for (String p : KEY_PREFIXES) {
+            if (before.length() > p.length() && before.endsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the name ends in {@code key} after a word that is neither a secret's
+     * ({@link #typeOf}) nor a lookup's: {@code STRIPE_KEY}, {@code MAPBOX_KEY}, {@code sendgridKey}.
+     * Such a key is a secret when its value looks generated.
+     */
+    static boolean isWeakKey(String name) {
+        List<String> words = words(name);
+        if (words.isEmpty()) {
+            return false;
+        }
+        String word = words.get(words.size() - 1);
+        String before = words.size() > 1 ? words.get(words.size() - 2) : null;
+        if (word.length() > 3 && word.endsWith("key")) {
+            before = word.substring(0, word.length() - 3);
+            word = "key";
+        }
+        return "key".equals(word) && before != null && !LOOKUP_KEYS.contains(before)
+                && !NOT_CREDENTIAL_TOKENS.contains(before);
+    }
+
+    /** A value that only a machine makes: random, a long hex string, a UUID. */
+    static boolean isGenerated(String value) {
+        String v = value.strip();
+        if (IDENTIFIER.matcher(v).matches()) {
+            return false; // a name in code: Constants.API_KEY
+        }
+        return Randomness.looksRandom(v) || Randomness.isRandomish(v) || v.length() >= 32 && HEX_VALUE.matcher(v).matches()
+                || UUID_VALUE.matcher(v).matches();
     }
 
     static List<String> words(String name) {

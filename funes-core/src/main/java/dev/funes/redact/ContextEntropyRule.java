@@ -42,7 +42,9 @@ final class ContextEntropyRule implements Rule {
                     }
                     if (isCandidateChar(c) && (i == 0 || !isCandidateChar(text.charAt(i - 1)) && text.charAt(i - 1) != '.')) {
                         m.region(i, text.length());
-                        if (m.lookingAt() && Randomness.looksRandom(stripPadding(m.group()))) {
+                        // A name followed by ( is a method's (decodePKCS8ECPrivateKey(...)), not a key.
+                        if (m.lookingAt() && !(m.end() < text.length() && text.charAt(m.end()) == '(')
+                                && Randomness.looksRandom(stripPadding(m.group()))) {
                             sink.found(m.start(), m.end(), TYPE);
                         }
                     }

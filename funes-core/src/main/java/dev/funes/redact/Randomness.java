@@ -115,6 +115,44 @@ final class Randomness {
     }
 
     /**
+     * A weaker test for pieces of 12 characters or more, where something says a key may stand
+     * (a cut went through it, a known prefix was glued to a word): letters and digits, upper
+     * and lower case or base64 symbols, entropy within one bit of random, and rare letter pairs;
+     * never hex alone, a UUID or a run.
+     */
+    static boolean isRandomish(String s) {
+        int n = s.length();
+        if (n >= MIN_LENGTH && looksRandom(s)) {
+            return true;
+        }
+        if (n < 12) {
+            return false;
+        }
+        boolean upper = false;
+        boolean lower = false;
+        boolean digit = false;
+        boolean symbol = false;
+        int steps = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            upper |= c >= 'A' && c <= 'Z';
+            lower |= c >= 'a' && c <= 'z';
+            digit |= c >= '0' && c <= '9';
+            symbol |= c == '+' || c == '/' || c == '_' || c == '-';
+            if (i > 0 && c == s.charAt(i - 1) + 1) {
+                steps++;
+            }
+        }
+        if (!digit || !(upper || lower) || !(upper && lower || symbol) || steps * 2 >= n) {
+            return false;
+        }
+        if (HEX.matcher(s).matches() || UUID.matcher(s).find()) {
+            return false;
+        }
+        return entropy(s) >= Math.log(n) / Math.log(2) - 1.0 && rarePairShare(s) >= MIN_RARE_PAIRS;
+    }
+
+    /**
      * Entropy asked of a string of length {@code n}: random base62 has about log2(n) bits per
      * character when n is small; 0.7 bit below keeps 99% of 20-character keys and drops names
      * such as my-service-name-v2-prod.

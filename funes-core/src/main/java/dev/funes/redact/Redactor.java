@@ -1,11 +1,16 @@
 package dev.funes.redact;
 
 import dev.funes.Memory;
+import dev.funes.Provenance;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
@@ -108,11 +113,12 @@ public final class Redactor {
     }
 
     /**
-     * Redacts a memory before it is stored: its text, its project and every metadata value.
-     * The session, agent and provenance are identifiers and stay as they are.
+     * Redacts a memory before it is stored: every string of it. Its text, project, agent,
+     * session, metadata keys and values, provenance record ids, and its provenance path (see
+     * {@link #redactPath}).
      *
      * <p>When something was replaced and the memory's id is the one {@link Memory#idOf} derives
-     * from its raw text, the id is derived again from the redacted text: an id hashed from the
+     * from its raw fields, the id is derived again from the redacted ones: an id hashed from the
      * raw text would let anyone holding the store test guesses of a short secret offline (every
      * other input of the hash is stored). An id set explicitly (not derived from the text) is kept.
      * Redacting a redacted memory changes nothing, so its id is stable.
@@ -123,29 +129,76 @@ public final class Redactor {
     public RedactedMemory redact(Memory memory) {
         Objects.requireNonNull(memory, "memory");
         Map<String, Integer> counts = new TreeMap<>();
-        Redaction text = redact(memory.text());
-        text.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
-        String project = memory.project();
-        if (project != null) {
-            Redaction p = redact(project);
-            p.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
-            project = p.text();
-        }
+        String text = field(memory.text(), counts);
+        String project = field(memory.project(), counts);
+        String agent = field(memory.agent(), counts);
+        String session = field(memory.session(), counts);
         Map<String, String> metadata = new TreeMap<>();
         for (Map.Entry<String, String> e : memory.metadata().entrySet()) {
-            Redaction v = redact(e.getValue());
-            v.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
-            metadata.put(e.getKey(), v.text());
+            metadata.put(field(e.getKey(), counts), field(e.getValue(), counts));
+        }
+        Provenance provenance = memory.provenance();
+        if (provenance != null) {
+            Redaction path = redact(provenance.source().toString());
+            path.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
+            List<String> records = new ArrayList<>(provenance.recordIds().size());
+            boolean changed = path.changed();
+            for (String id : provenance.recordIds()) {
+                String r = field(id, counts);
+                changed |= !r.equals(id);
+                records.add(r);
+            }
+            if (changed) {
+                provenance = new Provenance(path.changed() ? withDigest(provenance.source().toString(), path.text())
+                        : provenance.source(), provenance.lineStart(), provenance.lineEnd(), provenance.byteStart(),
+                        provenance.byteEnd(), records);
+            }
         }
         if (counts.isEmpty()) {
             return new RedactedMemory(memory, Map.of());
         }
         Memory m = memory;
         String derived = Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), m.text());
-        String id = m.id().equals(derived)
-                ? Memory.idOf(m.kind(), m.agent(), m.session(), m.provenance(), text.text()) : m.id();
-        return new RedactedMemory(new Memory(id, m.kind(), text.text(), m.startedAt(), m.endedAt(), m.agent(),
-                project, m.session(), m.provenance(), metadata), counts);
+        String id = m.id().equals(derived) ? Memory.idOf(m.kind(), agent, session, provenance, text) : m.id();
+        return new RedactedMemory(new Memory(id, m.kind(), text, m.startedAt(), m.endedAt(), agent, project, session,
+                provenance, metadata), counts);
+    }
+
+    /**
+     * A path with its secrets replaced, for storing where a file was read from (a memory's
+     * provenance, a checkpoint): {@code /home/dev/ghp_.../s.jsonl} becomes
+     * {@code /home/dev/[REDACTED:github-token]~1a2b3c4d/s.jsonl}. The eight hex digits after the
+     * first placeholder are the start of a SHA-256 of the whole raw path, so that two files
+     * whose paths differ only in their secrets keep apart (their memories and checkpoints are
+     * not mixed up); the same path always gives the same result. A path without secrets is
+     * returned as it is.
+     */
+    public Path redactPath(Path path) {
+        Objects.requireNonNull(path, "path");
+        String raw = path.toString();
+        Redaction r = redact(raw);
+        return r.changed() ? withDigest(raw, r.text()) : path;
+    }
+
+    private static Path withDigest(String raw, String redacted) {
+        int close = redacted.indexOf(']', redacted.indexOf("[REDACTED:"));
+        String digest;
+        try {
+            digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(raw.getBytes(StandardCharsets.UTF_8))).substring(0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+        return Path.of(redacted.substring(0, close + 1) + "~" + digest + redacted.substring(close + 1));
+    }
+
+    private String field(String value, Map<String, Integer> counts) {
+        if (value == null || value.isEmpty()) {
+            return value;
+        }
+        Redaction r = redact(value);
+        r.counts().forEach((type, n) -> counts.merge(type, n, Integer::sum));
+        return r.text();
     }
 
     /** Secrets replaced by every call so far, per type, sorted by type; a snapshot. */
@@ -246,6 +299,10 @@ public final class Redactor {
                 rules.add(PatternRule.of(r));
             }
             rules.addAll(StandardRules.CONTEXTUAL);
+            // Base64 of a secret: decoded text is redacted with every rule, base64 in it once more.
+            List<Rule> inner = new ArrayList<>(rules);
+            inner.add(new EncodedSecretRule(rules));
+            rules.add(new EncodedSecretRule(inner));
             return new Redactor(rules, userRules);
         }
     }

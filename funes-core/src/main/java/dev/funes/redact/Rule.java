@@ -47,5 +47,16 @@ interface Rule {
             }
             return false;
         }
+
+        /** Whether the lower-cased text holds one of the (lower-case) literals. */
+        boolean lowerContainsAny(String[] literals) {
+            String l = lower();
+            for (String s : literals) {
+                if (l.contains(s)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 }

@@ -60,7 +60,8 @@ final class CallerVectors implements StoreVectors {
         Map<String, Memory> byId = new LinkedHashMap<>();
         Map<String, float[]> vectorOf = new HashMap<>();
         for (int i = 0; i < memories.size(); i++) {
-            Memory m = Objects.requireNonNull(memories.get(i), "memory");
+            // Redacted like every memory the store takes; an id given by the caller is kept.
+            Memory m = store.redacted(Objects.requireNonNull(memories.get(i), "memory"));
             byId.remove(m.id()); // the last one wins, in its own position
             byId.put(m.id(), m);
             vectorOf.put(m.id(), unitOrAsIs(vectors.get(i), "the vector of memory " + m.id()));

@@ -62,8 +62,8 @@ final class SqliteLinkTables implements LinkTables {
                     commit.setString(1, repo);
                     commit.setString(2, k.sha());
                     commit.setString(3, Rows.instant(k.time()));
-                    commit.setString(4, k.author());
-                    commit.setString(5, k.message());
+                    commit.setString(4, store.redacted(k.author()));
+                    commit.setString(5, store.redacted(k.message()));
                     if (commit.executeUpdate() == 0) {
                         continue;
                     }

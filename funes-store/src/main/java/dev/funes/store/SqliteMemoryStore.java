@@ -547,6 +547,7 @@ final class SqliteMemoryStore implements MemoryStore {
     private AddResult addLocked(Collection<Memory> memories, SourceState source, Settle settle, Extra extra) {
         // Redacted before anything else sees the memory: not even its embedding may be computed
         // from the raw text. Memories the Indexer already redacted come through unchanged.
+        source = redacted(source);
         Map<String, Memory> byId = new LinkedHashMap<>();
         Map<String, String> renamed = new HashMap<>();
         for (Memory m : memories) {
@@ -756,6 +757,30 @@ final class SqliteMemoryStore implements MemoryStore {
             }
         }
         return Optional.of(new Committed(added, newVectors, List.of()));
+    }
+
+    /** The memory as the store keeps it: every string redacted ({@link dev.funes.redact.Redactor#redact(Memory)}). */
+    Memory redacted(Memory m) {
+        return options.redactor().redact(m).memory();
+    }
+
+    /** A text as the store keeps it, with its secrets replaced. */
+    String redacted(String text) {
+        return text == null ? null : options.redactor().redact(text).text();
+    }
+
+    /**
+     * A checkpoint as the store keeps it: its path redacted as the provenance paths of the
+     * memories read from that file are, so that the two still match ({@link #source} looks the
+     * file up the same way).
+     */
+    private SourceState redacted(SourceState s) {
+        if (s == null) {
+            return null;
+        }
+        Path path = options.redactor().redactPath(s.path());
+        return path.equals(s.path()) ? s : new SourceState(path, s.size(), s.lastModified(), s.indexedBytes(),
+                s.indexedLines(), s.headFingerprint(), s.format(), s.indexedAt(), s.resume());
     }
 
     /** Recomputes a session's row from its memories; removes it when none is left. */
@@ -1121,7 +1146,7 @@ final class SqliteMemoryStore implements MemoryStore {
     @Override
     public Optional<SourceState> source(Path file) {
         Objects.requireNonNull(file, "file");
-        String path = file.toAbsolutePath().normalize().toString();
+        String path = options.redactor().redactPath(file.toAbsolutePath().normalize()).toString();
         return read("read the checkpoint of " + path, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT " + Rows.SOURCE_COLUMNS + " FROM sources WHERE path = ?")) {

@@ -1,0 +1,100 @@
+package dev.funes.redact;
+
+/**
+ * Signatures that grant access by themselves: the {@code sig=} of an Azure shared access
+ * signature (SAS) and the {@code Signature=} of signed URLs ({@code X-Amz-Signature},
+ * {@code X-Goog-Signature}, CloudFront). A SAS goes whole, from its first parameter to its
+ * last ({@code sv=...&se=...&sp=...&sig=...}), since its parameters are what the signature
+ * signs; other signed URLs lose the signature only.
+ */
+final class SignedUrlRule implements Rule {
+
+    /** How far back a SAS may begin before its {@code sig=}. */
+    private static final int MAX_QUERY = 4000;
+    private static final int MIN_SIGNATURE = 16;
+
+    @Override
+    public void find(Input input, Sink sink) {
+        String lower = input.lower();
+        if (!lower.contains("sig=") && !lower.contains("signature=")) {
+            return;
+        }
+        String text = input.text;
+        for (int at = lower.indexOf("sig"); at >= 0; at = lower.indexOf("sig", at + 3)) {
+            boolean sas = lower.startsWith("sig=", at);
+            boolean signature = !sas && lower.startsWith("signature=", at);
+            if (!sas && !signature) {
+                continue;
+            }
+            int nameStart = at;
+            if (signature) {
+                // X-Amz-Signature, X-Goog-Signature, Signature
+                while (nameStart > 0 && (Character.isLetterOrDigit(text.charAt(nameStart - 1)) || text.charAt(nameStart - 1) == '-')) {
+                    nameStart--;
+                }
+            }
+            if (nameStart > 0 && !isParamStart(text.charAt(nameStart - 1))) {
+                continue;
+            }
+            int valueStart = at + (sas ? 4 : 10);
+            int end = valueStart;
+            while (end < text.length() && isValueChar(text.charAt(end))) {
+                end++;
+            }
+            if (end - valueStart < MIN_SIGNATURE) {
+                continue;
+            }
+            if (signature) {
+                sink.found(valueStart, end, "signed-url");
+                continue;
+            }
+            // The whole SAS: back to the start of the query, on to its end.
+            int start = nameStart;
+            for (int i = nameStart - 1; i >= 0 && nameStart - i < MAX_QUERY; i--) {
+                char c = text.charAt(i);
+                if (c == '?' || isBoundary(c)) {
+                    start = i + 1;
+                    break;
+                }
+                if (c == '=' && lower.startsWith("sharedaccesssignature=", i - 21)) {
+                    start = i + 1;
+                    break;
+                }
+                if (i == 0) {
+                    start = 0;
+                }
+            }
+            int stop = end;
+            while (stop < text.length() && !isBoundary(text.charAt(stop)) && text.charAt(stop) != ';' && stop - end < MAX_QUERY) {
+                stop++;
+            }
+            if (isSasQuery(lower, start, at)) {
+                sink.found(start, stop, "azure-sas");
+            } else {
+                sink.found(valueStart, end, "azure-sas");
+            }
+        }
+    }
+
+    /** Whether the parameters before {@code sig=} are a SAS's (a version, an expiry, permissions). */
+    private static boolean isSasQuery(String lower, int start, int sig) {
+        String query = lower.substring(start, sig);
+        return query.startsWith("sv=") || query.contains("&sv=") || query.contains("&se=") || query.contains("&sp=")
+                || query.startsWith("se=") || query.startsWith("sp=") || query.startsWith("st=");
+    }
+
+    private static boolean isParamStart(char c) {
+        return c == '?' || c == '&' || c == ';' || c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\''
+                || c == '=' || c == '`';
+    }
+
+    private static boolean isBoundary(char c) {
+        return Character.isWhitespace(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == ')'
+                || c == '(' || c == ',';
+    }
+
+    private static boolean isValueChar(char c) {
+        return Character.isLetterOrDigit(c) && c < 128 || c == '%' || c == '+' || c == '/' || c == '=' || c == '_'
+                || c == '-' || c == '.' || c == '~';
+    }
+}
