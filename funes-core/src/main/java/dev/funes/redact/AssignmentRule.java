@@ -102,6 +102,7 @@ final class AssignmentRule implements Rule {
             "[A-Za-z_$][A-Za-z_$]*|[A-Za-z_$][A-Za-z0-9_$]*(?:\\.[A-Za-z_$][A-Za-z0-9_$]*)+");
     private static final Pattern NUMBER = Pattern.compile("[-+]?[0-9][0-9.,_]*");
     private static final Pattern HEX_VALUE = Pattern.compile("[0-9a-fA-F]+");
+    private static final Pattern BASE64_KEY = Pattern.compile("[A-Za-z0-9+/]+={0,2}");
     private static final Pattern UUID_VALUE = Pattern.compile(
             "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern WORDS = Pattern.compile("[A-Za-z]+(?:[-_. ][A-Za-z]+)*");
@@ -326,7 +327,7 @@ final class AssignmentRule implements Rule {
     /** A value that only a machine makes: random, a long hex string, a UUID. */
     static boolean isGenerated(String value) {
         String v = value.strip();
-        if (IDENTIFIER.matcher(v).matches()) {
+        if (v.indexOf('.') > 0 && IDENTIFIER.matcher(v).matches()) {
             return false; // a name in code: Constants.API_KEY
         }
         return Randomness.looksRandom(v) || Randomness.isRandomish(v) || v.length() >= 32 && HEX_VALUE.matcher(v).matches()
@@ -361,7 +362,7 @@ final class AssignmentRule implements Rule {
         if (FILLER.matcher(v).matches() || PLACEHOLDER_START.matcher(v).matches()) {
             return false;
         }
-        if (v.contains("://") || v.startsWith("/") || v.startsWith("./") || v.startsWith("../")
+        if (v.contains("://") || v.startsWith("/") && !isBase64Key(v) || v.startsWith("./") || v.startsWith("../")
                 || v.startsWith("~/") || WINDOWS_PATH.matcher(v).matches()) {
             return false;
         }
@@ -381,6 +382,12 @@ final class AssignmentRule implements Rule {
             default:
                 return !looksLikeCode(v);
         }
+    }
+
+    /** A base64 key that happens to start with a slash, which a path would not end like or hold. */
+    private static boolean isBase64Key(String v) {
+        return v.length() >= 20 && BASE64_KEY.matcher(v).matches() && (v.indexOf('+') >= 0 || v.endsWith("=")
+                || Randomness.looksRandom(v.replace("/", "")));
     }
 
     /**

@@ -72,7 +72,9 @@ final class CutRule implements Rule {
                 break;
             }
             String body = stripPadding(part);
-            if (body.length() >= MIN_PIECE && (Randomness.looksRandom(body) || Randomness.isRandomish(body))) {
+            // A digit, as pieces of keys nearly always have: names and words next to a cut have none.
+            if (body.length() >= MIN_PIECE && body.chars().anyMatch(Character::isDigit)
+                    && (Randomness.looksRandom(body) || Randomness.isRandomish(body))) {
                 type = dotted && isBase64Url(piece) ? "jwt" : "high-entropy";
             }
         }

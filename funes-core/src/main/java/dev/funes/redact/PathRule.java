@@ -15,13 +15,8 @@ final class PathRule implements Rule {
 
     /** Nix store hashes: base32 without e, o, u and t, then a name. Not secrets. */
     private static final Pattern NIX_HASH = Pattern.compile("[0-9a-df-np-sv-z]{32}(?:-.*)?");
-    private static final int MIN_RUN = Randomness.MIN_LENGTH;
-    /**
-     * Share of rare letter pairs asked with no word of a secret nearby: random base62 has 0.7 on
-     * average, names such as {@code PBKDF2WithHmacSHA512} less than 0.5.
-     */
-    private static final double STRONG_RARE_PAIRS = 0.5;
-
+    /** Shortest run judged: keys in paths are long, names such as PBKDF2WithHmacSHA512 shorter. */
+    private static final int MIN_RUN = 24;
     @Override
     public void find(Input input, Sink sink) {
         String text = input.text;
@@ -84,7 +79,7 @@ final class PathRule implements Rule {
             // lower-case, and long CamelCase file names have no digit.
             if (run.length() >= MIN_RUN && !run.equals(run.toLowerCase(java.util.Locale.ROOT))
                     && !run.equals(run.toUpperCase(java.util.Locale.ROOT)) && run.chars().anyMatch(Character::isDigit)
-                    && Randomness.looksRandom(run) && Randomness.rarePairShare(run) >= STRONG_RARE_PAIRS) {
+                    && Randomness.looksRandom(run)) {
                 return true;
             }
         }

@@ -75,7 +75,7 @@ final class PatternRule implements Rule {
             }
             String secret = text.substring(start, end);
             if (token && m.start() > 0 && isTokenChar(text.charAt(m.start() - 1))
-                    && (insideBlob(text, m.start()) || !Randomness.looksRandom(longestRun(secret)))) {
+                    && (insideBlob(text, m.start()) || !generated(longestRun(secret)))) {
                 continue;
             }
             if (accept.test(secret)) {
@@ -100,6 +100,20 @@ final class PatternRule implements Rule {
     private static boolean isTokenChar(char c) {
         return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
                 || c == '+' || c == '.';
+    }
+
+    /**
+     * Whether a token's body looks generated: random, or (as an AWS key id's 16 upper-case
+     * letters and digits) letters and digits within a bit and a half of random entropy.
+     */
+    private static boolean generated(String run) {
+        if (Randomness.looksRandom(run) || Randomness.isRandomish(run)) {
+            return true;
+        }
+        boolean digit = run.chars().anyMatch(Character::isDigit);
+        boolean letter = run.chars().anyMatch(Character::isLetter);
+        return run.length() >= 16 && digit && letter
+                && Randomness.entropy(run) >= Math.log(run.length()) / Math.log(2) - 1.5;
     }
 
     /** The longest run of letters and digits: the random body of a token, without its prefix. */

@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
 final class ProseRule implements Rule {
 
     /** Words allowed between the name and the separator ({@code token for the prod cluster is}). */
-    private static final int MAX_WORDS = 8;
-    private static final int MAX_GAP = 90;
+    private static final int MAX_WORDS = 10;
+    private static final int MAX_GAP = 100;
     private static final String[] PASSWORD_WORDS = {"password", "passwd", "passphrase", "passcode"};
     private static final String[] TOKEN_WORDS = {"token", "key", "secret", "credential", "credentials", "apikey"};
     private static final Set<String> COPULAS = Set.of("is", "was", "are", "were", "be", "=", "->", "\u2192", "=>",
@@ -75,19 +75,19 @@ final class ProseRule implements Rule {
                     || end < text.length() && (Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_')) {
                 continue;
             }
-            forward(text, end, type, sink);
+            forward(text, end, type, setterBefore(text, at), sink);
             backward(text, at, type, sink);
         }
     }
 
     /** {@code password [for admin] is VALUE}. */
-    private static void forward(String text, int from, String type, Sink sink) {
+    private static void forward(String text, int from, String type, boolean setterBefore, Sink sink) {
         int i = skipSpaces(text, from);
         if (i >= text.length() || "\":=,;}])_.'/\\<>|&".indexOf(text.charAt(i)) >= 0) {
             return; // a key of JSON or code, an assignment: not a sentence
         }
         int limit = Math.min(text.length(), from + MAX_GAP);
-        boolean setter = false;
+        boolean setter = setterBefore;
         for (int words = 0; words <= MAX_WORDS; words++) {
             i = skipSpaces(text, i);
             if (i >= limit || isLineEnd(text, i)) {
@@ -103,17 +103,34 @@ final class ProseRule implements Rule {
             if (colonEnded && words == 0 && ATTRIBUTES.contains(w.substring(0, w.length() - 1))) {
                 return; // token count: 1234, key name: ..., not the secret itself
             }
-            if ((separator || colonEnded) && w.indexOf('(') < 0) {
+            if ((separator || colonEnded) && (w.indexOf('(') < 0 || w.startsWith("("))) {
                 value(text, wordEnd, type, sink);
                 return;
             }
             if (w.endsWith(".") || w.endsWith(",") || w.endsWith(";") || w.endsWith("?") || w.endsWith("!")
-                    || w.contains("=") || w.contains("(")) {
-                return; // the sentence or clause ended, or this is code
+                    || w.contains("=") || w.contains("(") && !w.startsWith("(")) {
+                return; // the sentence or clause ended, or this is code (a call); "(expires Friday)" is prose
             }
             setter |= SETTERS.contains(w);
             i = wordEnd;
         }
+    }
+
+    /** Whether a verb that sets a secret stands a few words before it ({@code reset the root password to X}). */
+    private static boolean setterBefore(String text, int at) {
+        int i = at;
+        for (int words = 0; words < 4; words++) {
+            int e = skipSpacesBack(text, i);
+            if (e <= 0 || text.charAt(e - 1) == '\n') {
+                return false;
+            }
+            int s = wordStartBack(text, e);
+            if (SETTERS.contains(text.substring(s, e).toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+            i = s;
+        }
+        return false;
     }
 
     /** {@code VALUE is the password}, {@code use VALUE as the password}. */
@@ -232,7 +249,7 @@ final class ProseRule implements Rule {
         }
         // Generated, not a name: CamelCase names with a digit (NamedPKCS8Key) have common letter pairs.
         return Randomness.looksRandom(v) || HEX.matcher(v).matches() || UUID.matcher(v).matches()
-                || Randomness.isRandomish(v) && Randomness.rarePairShare(v) >= STRONG_RARE_PAIRS;
+                || v.length() >= 16 && Randomness.isRandomish(v) && Randomness.rarePairShare(v) >= STRONG_RARE_PAIRS;
     }
 
     /** Whether a JSON escape of a line end or a tab ({@code \\n}, {@code \\t}) starts at {@code i}. */

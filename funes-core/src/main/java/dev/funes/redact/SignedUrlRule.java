@@ -41,10 +41,13 @@ final class SignedUrlRule implements Rule {
             while (end < text.length() && isValueChar(text.charAt(end))) {
                 end++;
             }
-            if (end - valueStart < MIN_SIGNATURE) {
+            if (end == valueStart) {
                 continue;
             }
             if (signature) {
+                if (end - valueStart < MIN_SIGNATURE) {
+                    continue;
+                }
                 sink.found(valueStart, end, "signed-url");
                 continue;
             }
@@ -68,9 +71,11 @@ final class SignedUrlRule implements Rule {
             while (stop < text.length() && !isBoundary(text.charAt(stop)) && text.charAt(stop) != ';' && stop - end < MAX_QUERY) {
                 stop++;
             }
+            // In a SAS the whole query goes, however short what is left of the signature (a cut may
+            // have taken the rest); a lone sig= needs a signature's length.
             if (isSasQuery(lower, start, at)) {
                 sink.found(start, stop, "azure-sas");
-            } else {
+            } else if (end - valueStart >= MIN_SIGNATURE) {
                 sink.found(valueStart, end, "azure-sas");
             }
         }

@@ -84,8 +84,8 @@ final class StandardRules {
     static final List<Rule> SPECIFIC = specific();
 
     /** Rules that come after the user's: secrets known only by their context. */
-    static final List<Rule> CONTEXTUAL = List.of(new AssignmentRule(), new NameValueRule(), new EncodedAssignmentRule(),
-            new ProseRule(), new ContextEntropyRule(), new HerokuRule(), new PemLineRule(), new CutRule(),
+    static final List<Rule> CONTEXTUAL = List.of(new HerokuRule(), new AssignmentRule(), new NameValueRule(),
+            new EncodedAssignmentRule(), new ContextEntropyRule(), new ProseRule(), new PemLineRule(), new CutRule(),
             new PathRule());
 
     private StandardRules() {
@@ -143,6 +143,9 @@ final class StandardRules {
         rules.add(PatternRule.of("vault-token", "\\.(?<=(?<![A-Za-z0-9_+-])[sbr]\\.)[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])",
                 s -> Randomness.looksRandom(s.substring(1)) || Randomness.isRandomish(s.substring(1)), "s.", "b.", "r."));
         rules.add(new SignedUrlRule());
+        // Azure storage account and Service Bus keys in connection strings: 44 or 88 base64 characters.
+        rules.add(PatternRule.of("azure-key", "(?:AccountKey|SharedAccessKey)=(?<secret>[A-Za-z0-9+/]{40,}+={0,2})",
+                s -> true, "AccountKey=", "SharedAccessKey="));
         // scheme://user:password@host: the user stays, the password goes. The password runs to the
         // last @ before a host, so one holding @ # / ? goes whole.
         rules.add(PatternRule.of("url-password", "://(?<=(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://)"

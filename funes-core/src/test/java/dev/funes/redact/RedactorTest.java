@@ -226,9 +226,12 @@ class RedactorTest {
     }
 
     @Test
-    void base64OfASecretIsNotMistakenForTheSecret() {
-        // The base64 of a whole credentials file is a blob; what is inside is not readable there.
+    void base64OfASecretGoesWhole() {
+        // Anyone can decode base64: the blob of a credentials file holds its secret.
         String blob = Base64.getEncoder().encodeToString(("aws_secret_access_key = " + fake.awsSecret()).getBytes());
-        untouched("{\"data\":\"" + blob + "\"}");
+        caught("encoded-secret", "{\"data\":\"", blob, "\"}");
+        // Base64 of ordinary text or of binary data stays.
+        untouched("{\"data\":\"" + Base64.getEncoder().encodeToString("just a note about the deploy".getBytes()) + "\"}");
+        untouched("{\"data\":\"" + Base64.getEncoder().encodeToString(fake.bytes(300)) + "\"}");
     }
 }
