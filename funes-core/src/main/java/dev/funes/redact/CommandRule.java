@@ -72,6 +72,16 @@ final class CommandRule implements Rule {
             Map.entry("echo", NONE), Map.entry("printf", NONE));
 
     private static final int LONGEST_NAME = COMMANDS.keySet().stream().mapToInt(String::length).max().orElse(0);
+    /** The command names by first letter, so that most words are rejected without a copy. */
+    private static final String[][] BY_FIRST = new String[128][];
+
+    static {
+        Map<Character, List<String>> byFirst = new java.util.HashMap<>();
+        for (String name : COMMANDS.keySet()) {
+            byFirst.computeIfAbsent(name.charAt(0), k -> new ArrayList<>()).add(name);
+        }
+        byFirst.forEach((c, names) -> BY_FIRST[c] = names.toArray(new String[0]));
+    }
     /** What may read a password piped to it. */
     private static final Pattern READER = Pattern.compile(
             "(?:sudo\\s[^|;&\\n]*-S|chpasswd|passwd\\s[^|;&\\n]*--stdin|[^|;&\\n]*--password-stdin|base64|kinit|vault\\s+login\\s+-"
@@ -98,8 +108,8 @@ final class CommandRule implements Rule {
                 i = j;
                 continue;
             }
-            String name = text.substring(i, j);
-            if (!COMMANDS.containsKey(name)) {
+            String name = commandAt(text, i, j);
+            if (name == null) {
                 i = j;
                 continue;
             }
@@ -115,6 +125,21 @@ final class CommandRule implements Rule {
             }
             i = j;
         }
+    }
+
+    /** The command named by text[i, j), or null. */
+    private static String commandAt(String text, int i, int j) {
+        char c = text.charAt(i);
+        String[] names = c < 128 ? BY_FIRST[c] : null;
+        if (names == null) {
+            return null;
+        }
+        for (String name : names) {
+            if (name.length() == j - i && text.startsWith(name, i)) {
+                return name;
+            }
+        }
+        return null;
     }
 
     /** Characters of a command's name (and of the words skipped over while looking for one). */
@@ -289,7 +314,11 @@ final class CommandRule implements Rule {
                     i++;
                 }
             }
-            args.add(new Arg(start, i, text.substring(start, i)));
+            String raw = text.substring(start, i);
+            if (COMMANDS.containsKey(raw)) {
+                return start; // another command's arguments: its own turn reads them
+            }
+            args.add(new Arg(start, i, raw));
         }
         return i;
     }

@@ -13,6 +13,8 @@ final class CutRule implements Rule {
     private static final char ELLIPSIS = '\u2026';
     /** Shorter pieces hold too little of a secret to matter, and cannot be told from words. */
     private static final int MIN_PIECE = 12;
+    private static final int MAX_PIECE = 2000;
+    private static final java.util.regex.Pattern PARTS = java.util.regex.Pattern.compile("[./]");
 
     @Override
     public void find(Input input, Sink sink) {
@@ -32,14 +34,14 @@ final class CutRule implements Rule {
             // The piece before the mark, with at most one space between.
             int e = at > 0 && text.charAt(at - 1) == ' ' ? at - 1 : at;
             int s = e;
-            while (s > 0 && isKeyChar(text.charAt(s - 1))) {
+            while (s > 0 && isKeyChar(text.charAt(s - 1)) && e - s <= MAX_PIECE) {
                 s--;
             }
             judge(text, s, e, sink);
             // The piece after it.
             int s2 = markEnd < n && text.charAt(markEnd) == ' ' ? markEnd + 1 : markEnd;
             int e2 = s2;
-            while (e2 < n && isKeyChar(text.charAt(e2))) {
+            while (e2 < n && isKeyChar(text.charAt(e2)) && e2 - s2 <= MAX_PIECE) {
                 e2++;
             }
             judge(text, s2, e2, sink);
@@ -56,8 +58,8 @@ final class CutRule implements Rule {
         while (e > s && (text.charAt(e - 1) == '.' || text.charAt(e - 1) == '-')) {
             e--;
         }
-        if (e - s < MIN_PIECE) {
-            return;
+        if (e - s < MIN_PIECE || e - s > MAX_PIECE) {
+            return; // longer runs are data, not what a cut left of a key
         }
         String piece = text.substring(s, e);
         if (piece.indexOf('+') >= 0 || piece.indexOf('=') >= 0) {
@@ -66,7 +68,7 @@ final class CutRule implements Rule {
         String type = null;
         boolean dotted = piece.indexOf('.') > 0;
         // Judged part by part: a path or a version next to a cut has short or plain parts.
-        for (String part : piece.split("[./]")) {
+        for (String part : PARTS.split(piece)) {
             if (part.startsWith("eyJ") && part.length() >= MIN_PIECE) {
                 type = "jwt";
                 break;

@@ -74,7 +74,7 @@ final class EncodedAssignmentRule implements Rule {
         }
         return c == '%' && (lower.startsWith("%26", i) || lower.startsWith("%2526", i) || lower.startsWith("%22", i)
                 || lower.startsWith("%2522", i) || lower.startsWith("%2c", i) || lower.startsWith("%7d", i)
-                || lower.startsWith("%3b", i));
+                || lower.startsWith("%3b", i) || lower.startsWith("%3d", i) || lower.startsWith("%253d", i));
     }
 
     private static boolean isNameChar(char c) {

@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
  * a working directory), a capability in a URL's path ({@code https://host/share/8fK2...}). A path
  * segment goes when a run of letters and digits in it has both cases, a digit, and looks random (see
  * {@link Randomness#looksRandom}); UUIDs, hex digests and lower-case temporary names, which
- * paths are full of, do not. A run
+ * paths are full of, do not. Paths are those that start at the root, at home or at {@code .}
+ * (so also a URL's, after its scheme). A run
  * of base64 holding slashes (an image, a blob) is not a path.
  */
 final class PathRule implements Rule {
@@ -41,7 +42,11 @@ final class PathRule implements Rule {
                 base64Symbol |= d == '+' || d == '=';
                 i++;
             }
-            if (!separator || base64Symbol || i - start < MIN_RUN) {
+            // A path starts at the root, at home, at . or .., or after a URL's scheme; a line of
+            // base64 that happens to hold a slash does not.
+            char first = text.charAt(start);
+            boolean rooted = first == '/' || first == '~' || first == '.';
+            if (!separator || base64Symbol || !rooted || i - start < MIN_RUN) {
                 continue;
             }
             segments(text, start, i, sink);

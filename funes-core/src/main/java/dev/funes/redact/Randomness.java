@@ -34,6 +34,15 @@ final class Randomness {
             + "rs rt ru ry sa sc se sh si sm so sp ss st su sy ta te th ti to tr ts tt tu ty ue ul um un up ur us ut "
             + "va ve wa wh wi xc xt yp yt").split(" ")));
 
+    /** {@link #COMMON_PAIRS} as a table indexed by the two letters, looked up for every pair judged. */
+    private static final boolean[] COMMON = new boolean[26 * 26];
+
+    static {
+        for (String p : COMMON_PAIRS) {
+            COMMON[(p.charAt(0) - 'a') * 26 + (p.charAt(1) - 'a')] = true;
+        }
+    }
+
     private static final Pattern UUID = Pattern.compile(
             "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
@@ -168,15 +177,12 @@ final class Randomness {
     static double rarePairShare(String s) {
         int pairs = 0;
         int rare = 0;
-        char[] pair = new char[2];
         for (int i = 1; i < s.length(); i++) {
             char a = Character.toLowerCase(s.charAt(i - 1));
             char b = Character.toLowerCase(s.charAt(i));
             if (a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z') {
                 pairs++;
-                pair[0] = a;
-                pair[1] = b;
-                if (!COMMON_PAIRS.contains(new String(pair))) {
+                if (!COMMON[(a - 'a') * 26 + (b - 'a')]) {
                     rare++;
                 }
             }

@@ -20,6 +20,12 @@ final class SignedUrlRule implements Rule {
             return;
         }
         String text = input.text;
+        // Where the query around the current sig= starts and ends, kept from one sig= to the next
+        // so that a text of many costs one pass.
+        int boundary = 0;
+        int scanned = 0;
+        int stop = -1;
+        int sasParam = -1;
         for (int at = lower.indexOf("sig"); at >= 0; at = lower.indexOf("sig", at + 3)) {
             boolean sas = lower.startsWith("sig=", at);
             boolean signature = !sas && lower.startsWith("signature=", at);
@@ -29,7 +35,8 @@ final class SignedUrlRule implements Rule {
             int nameStart = at;
             if (signature) {
                 // X-Amz-Signature, X-Goog-Signature, Signature
-                while (nameStart > 0 && (Character.isLetterOrDigit(text.charAt(nameStart - 1)) || text.charAt(nameStart - 1) == '-')) {
+                while (nameStart > 0 && at - nameStart < 40
+                        && (Character.isLetterOrDigit(text.charAt(nameStart - 1)) || text.charAt(nameStart - 1) == '-')) {
                     nameStart--;
                 }
             }
@@ -45,47 +52,38 @@ final class SignedUrlRule implements Rule {
                 continue;
             }
             if (signature) {
-                if (end - valueStart < MIN_SIGNATURE) {
-                    continue;
+                if (end - valueStart >= MIN_SIGNATURE) {
+                    sink.found(valueStart, end, "signed-url");
                 }
-                sink.found(valueStart, end, "signed-url");
                 continue;
             }
-            // The whole SAS: back to the start of the query, on to its end.
-            int start = nameStart;
-            for (int i = nameStart - 1; i >= 0 && nameStart - i < MAX_QUERY; i--) {
+            for (int i = Math.max(scanned, nameStart - MAX_QUERY); i < nameStart; i++) {
                 char c = text.charAt(i);
-                if (c == '?' || isBoundary(c)) {
-                    start = i + 1;
-                    break;
-                }
-                if (c == '=' && lower.startsWith("sharedaccesssignature=", i - 21)) {
-                    start = i + 1;
-                    break;
-                }
-                if (i == 0) {
-                    start = 0;
+                if (c == '?' || isBoundary(c) || c == '=' && lower.startsWith("sharedaccesssignature=", i - 21)) {
+                    boundary = i + 1;
+                    sasParam = -1;
+                } else if (c == 's' && (i == boundary || text.charAt(i - 1) == '&') && i + 2 < text.length()
+                        && text.charAt(i + 2) == '=' && "vept".indexOf(text.charAt(i + 1)) >= 0) {
+                    sasParam = i; // sv=, se=, sp=, st=: a SAS's version, expiry, permissions, start
                 }
             }
-            int stop = end;
-            while (stop < text.length() && !isBoundary(text.charAt(stop)) && text.charAt(stop) != ';' && stop - end < MAX_QUERY) {
-                stop++;
+            scanned = nameStart;
+            int start = Math.max(boundary, nameStart - MAX_QUERY);
+            if (stop < end) {
+                stop = end;
+                while (stop < text.length() && !isBoundary(text.charAt(stop)) && text.charAt(stop) != ';'
+                        && stop - end < MAX_QUERY) {
+                    stop++;
+                }
             }
             // In a SAS the whole query goes, however short what is left of the signature (a cut may
             // have taken the rest); a lone sig= needs a signature's length.
-            if (isSasQuery(lower, start, at)) {
+            if (sasParam >= start) {
                 sink.found(start, stop, "azure-sas");
             } else if (end - valueStart >= MIN_SIGNATURE) {
                 sink.found(valueStart, end, "azure-sas");
             }
         }
-    }
-
-    /** Whether the parameters before {@code sig=} are a SAS's (a version, an expiry, permissions). */
-    private static boolean isSasQuery(String lower, int start, int sig) {
-        String query = lower.substring(start, sig);
-        return query.startsWith("sv=") || query.contains("&sv=") || query.contains("&se=") || query.contains("&sp=")
-                || query.startsWith("se=") || query.startsWith("sp=") || query.startsWith("st=");
     }
 
     private static boolean isParamStart(char c) {

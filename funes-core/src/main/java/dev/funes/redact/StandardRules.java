@@ -98,10 +98,9 @@ final class StandardRules {
                         + "(?:" + PEM_BODY + "{0,20000}?-----END" + PEM_LABEL + "|" + PEM_BODY + "{0,20000}+)",
                         StandardRules::hasKeyMaterial, "-----BEGIN"),
                 // The end of a PEM block whose beginning was cut away.
-                PatternRule.of("private-key", "(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/=]{16,}+(?:\\s|\\\\n)++)++"
-                        + "(?:[A-Za-z0-9+/=]{1,15}+(?:\\s|\\\\n)++)?-----END" + PEM_LABEL, s -> true, "PRIVATE KEY"),
+                new PemTailRule(),
                 // A JWT, or what a cut left of one: a header and a dot are enough.
-                PatternRule.token("jwt", "eyJ[A-Za-z0-9_-]{8,}+(?:\\.[A-Za-z0-9_-]*+){1,4}+", s -> true, "eyJ"),
+                PatternRule.token("jwt", "eyJ[A-Za-z0-9_-]{8,}+(?:\\.[A-Za-z0-9_-]*+)++", s -> true, "eyJ"),
                 PatternRule.token("aws-access-key-id", "(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
                         s -> true, "AKIA", "ASIA", "ABIA", "ACCA"),
                 PatternRule.ofAnyCase("aws-secret-key",
@@ -131,7 +130,7 @@ final class StandardRules {
                         s -> true, "k_live_", "k_test_", "whsec_"),
                 PatternRule.token("anthropic-key", "sk-ant-[A-Za-z0-9_-]{20,}+", s -> true, "sk-ant-"),
                 PatternRule.token("openai-key", "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}+", s -> true, "sk-"),
-                PatternRule.token("openai-key", "sk-[A-Za-z0-9_-]{0,80}+T3BlbkFJ[A-Za-z0-9_-]{0,80}+", s -> true, "T3BlbkFJ"),
+                PatternRule.token("openai-key", "sk-[A-Za-z0-9_-]{0,80}?T3BlbkFJ[A-Za-z0-9_-]{0,80}+", s -> true, "T3BlbkFJ"),
                 PatternRule.of("openai-key", START + "sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+",
                         StandardRules::mixedCase, "sk-"),
                 // sk- and hex: DeepSeek and other OpenAI-compatible services.
@@ -153,7 +152,7 @@ final class StandardRules {
                 + "(?=[A-Za-z0-9\\[][A-Za-z0-9.\\-]{0,253}+(?:[:/?#\\s\"'<>)\\],;]|$))",
                 value -> isPassword(value) && !PORT_AND_PATH.matcher(value).matches(), "://"));
         // curl -u user:password (but not docker -u 1000:1000)
-        rules.add(PatternRule.of("password", "(?<![\\w-])(?:-u|--user|--proxy-user)[ =]+[\"']?[^\\s:\"'$]{1,100}+:"
+        rules.add(PatternRule.of("password", "(?<![\\w-])(?:-u|--user|--proxy-user)[ =]++[\"']?[^\\s:\"'$]{1,100}+:"
                 + "(?<secret>[^\\s\"']{1,200}+)",
                 value -> isPassword(value) && !value.chars().allMatch(Character::isDigit), "-u", "--user", "--proxy-user"));
         rules.add(new CommandRule());
