@@ -3,6 +3,7 @@ package dev.funes.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.funes.Memory;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -161,6 +162,15 @@ class McpToolsTest {
                 "text", "The deploy job reads GITHUB_TOKEN=" + token + " from the vault."), "claude-code"));
         String stored = open.store().get(result.get("id").asText()).orElseThrow().text();
         assertThat(stored).doesNotContain(token).contains("[REDACTED:github-token]");
+    }
+
+    @Test
+    void rememberRedactsTheClientsNameItStoresAsTheAgent() throws IOException {
+        String token = "hf_" + "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi";
+        JsonNode result = ok(tools.call("remember", Map.of("kind", "note", "text", "Releases go out on Thursdays."),
+                "ci-bot " + token));
+        Memory stored = open.store().get(result.get("id").asText()).orElseThrow();
+        assertThat(stored.agent()).doesNotContain(token).isEqualTo("ci-bot [REDACTED:huggingface-token]");
     }
 
     @Test

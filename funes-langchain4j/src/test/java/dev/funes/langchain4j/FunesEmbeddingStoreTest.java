@@ -111,6 +111,16 @@ class FunesEmbeddingStoreTest {
     }
 
     @Test
+    void whatIsAddedIsRedactedLikeEveryMemoryTheStoreTakes() {
+        String token = "gh" + "p_" + "Zq8vX2mL4rT7wY1bN5cK9dF3hJ6gP0sA2eQx";
+        String id = add("CI reads GITHUB_TOKEN=" + token, Metadata.from("agent", "bot " + token).put("note", token));
+        Memory stored = store.get(id).orElseThrow();
+        assertThat(stored.text()).isEqualTo("CI reads GITHUB_TOKEN=[REDACTED:github-token]");
+        assertThat(stored.agent()).doesNotContain(token);
+        assertThat(stored.metadata().values()).noneMatch(v -> v.contains(token));
+    }
+
+    @Test
     void addingAnIdAgainReplacesTheEntry() {
         Embedding e1 = model.embed("first").content();
         Embedding e2 = model.embed("second").content();
