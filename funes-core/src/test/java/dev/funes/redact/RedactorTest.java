@@ -1,10 +1,16 @@
 package dev.funes.redact;
 
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.Provenance;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Path;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -217,6 +223,38 @@ class RedactorTest {
         fresh.redact("GH=" + fake.githubToken());
         assertThat(fresh.totals()).isEqualTo(Map.of("google-api-key", 2L, "password", 1L, "github-token", 1L));
         assertThat(fresh.redact("").changed()).isFalse();
+    }
+
+    @Test
+    void everyStringOfAMemoryIsRedactedAndItsIdFollows() {
+        String token = "gh" + "p_" + fake.of(Fake.BASE62, 36);
+        String dir = fake.of(Fake.BASE62, 32);
+        Path log = Path.of("/home/dev/.claude/projects/-home-dev-deploy-" + dir + "/s.jsonl");
+        Memory m = Memory.builder(MemoryKind.NOTE, "bot " + token, "nothing secret here")
+                .session("s " + token).project("/home/dev/deploy-" + dir).metadata("k " + token, "v")
+                .provenance(new Provenance(log, 1, 2, 0, 99, List.of("r-" + token))).build();
+        RedactedMemory r = redactor.redact(m);
+        Memory out = r.memory();
+        String all = String.join("|", out.agent(), out.session(), out.project(), out.metadata().toString(),
+                out.provenance().source().toString(), out.provenance().recordIds().toString(), out.text());
+        assertThat(all).doesNotContain(token).doesNotContain(dir.substring(0, 12));
+        assertThat(out.provenance().source()).isEqualTo(redactor.redactPath(log));
+        assertThat(out.id()).isNotEqualTo(m.id()).isEqualTo(Memory.idOf(out.kind(), out.agent(), out.session(),
+                out.provenance(), out.text()));
+        assertThat(redactor.redact(out).changed()).isFalse();
+    }
+
+    @Test
+    void pathsWithSecretsStayApartAndStable() {
+        Path a = Path.of("/home/dev/" + fake.of(Fake.BASE62, 32) + "/.aider.chat.history.md");
+        Path b = Path.of("/home/dev/" + fake.of(Fake.BASE62, 32) + "/.aider.chat.history.md");
+        Path ra = redactor.redactPath(a);
+        assertThat(ra.toString()).matches("/home/dev/\\[REDACTED:high-entropy]~[0-9a-f]{8}/\\.aider\\.chat\\.history\\.md");
+        assertThat(redactor.redactPath(b)).isNotEqualTo(ra);
+        assertThat(redactor.redactPath(a)).isEqualTo(ra);
+        assertThat(redactor.redactPath(ra)).isEqualTo(ra);
+        Path plain = Path.of("/home/dev/app/session.jsonl");
+        assertThat(redactor.redactPath(plain)).isSameAs(plain);
     }
 
     @Test
