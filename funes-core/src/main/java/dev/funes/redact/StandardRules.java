@@ -25,7 +25,9 @@ final class StandardRules {
     private static final String PEM_BODY = "[A-Za-z0-9+/=\\s:,\\\\-]";
     private static final Pattern BASE64_RUN = Pattern.compile("[A-Za-z0-9+/=]{20,}");
     private static final Pattern NOT_A_PASSWORD = Pattern.compile(
-            "(?i)x+|\\*+|\\.+|\u2022+|\\$.*|%.*|<.*|\\{.*|\\[.*|password|pass|secret|passwd|pwd|changeme");
+            "(?i)x+|\\*+|\\.+|\u2022+|\\$.*|%.*|<.*|\\{.*|\\[.*|password|pass|secret|passwd|pwd|pw|changeme");
+    /** Punctuation a sentence puts after a value: docker -u 1000:1000) is still a user and a group. */
+    private static final Pattern TRAILING = Pattern.compile("[)\\]}.,;]+$");
     /** A port and a path after {@code host:}, which the URL rule would otherwise read as a password. */
     private static final Pattern PORT_AND_PATH = Pattern.compile("[0-9]{1,5}(?:/.*)?");
 
@@ -154,7 +156,8 @@ final class StandardRules {
         // curl -u user:password (but not docker -u 1000:1000)
         rules.add(PatternRule.of("password", "(?<![\\w-])(?:-u|--user|--proxy-user)[ =]++[\"']?[^\\s:\"'$]{1,100}+:"
                 + "(?<secret>[^\\s\"']{1,200}+)",
-                value -> isPassword(value) && !value.chars().allMatch(Character::isDigit), "-u", "--user", "--proxy-user"));
+                value -> isPassword(value) && !TRAILING.matcher(value).replaceAll("").chars().allMatch(Character::isDigit),
+                "-u", "--user", "--proxy-user"));
         rules.add(new CommandRule());
         rules.add(new PgpassRule());
         // .netrc: machine HOST login USER password PASSWORD, on one line or several.
