@@ -3,7 +3,6 @@ package dev.funes.ingest;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.funes.Embedder;
-import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
@@ -47,8 +46,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PassageStoreTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** A run of this many characters of a secret is a leak. */
-    private static final int WINDOW = 12;
 
     private Embedder embedder;
 
@@ -171,14 +168,14 @@ class PassageStoreTest {
             // The passages are there, redacted: the deep output line and the thinking are found.
             List<SearchHit> hits = store.search(SearchRequest.builder("AWS_SECRET_ACCESS_KEY export").limit(5).build());
             assertThat(hits).anyMatch(h -> h.passage() != null && h.passageText().contains("AWS_SECRET_ACCESS_KEY=[REDACTED"));
-            assertNoPiece(secrets, storeFiles(dir));
+            assertNoPiece(secrets, List.copyOf(StoreScans.storeFiles(dir).values()));
             DatasetExport.export(store, dataset, ExportOptions.defaults().withVectors(true));
         }
-        assertNoPiece(secrets, storeFiles(dir));
-        List<String> terms = ftsTerms(dir.resolve("funes.db"));
+        assertNoPiece(secrets, List.copyOf(StoreScans.storeFiles(dir).values()));
+        List<String> terms = StoreScans.ftsTerms(dir.resolve("funes.db"));
         assertThat(terms).isNotEmpty();
         for (String term : terms) {
-            if (term.length() >= WINDOW) {
+            if (term.length() >= StoreScans.WINDOW) {
                 for (String secret : secrets) {
                     assertThat(secret.toLowerCase(Locale.ROOT)).as("FTS term %s", term).doesNotContain(term);
                 }
@@ -261,22 +258,10 @@ class PassageStoreTest {
         }
     }
 
-    /** Every file of the store (database, WAL, index) read as Latin-1: the secrets are ASCII. */
-    private static List<String> storeFiles(Path dir) throws IOException {
-        List<String> contents = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.filter(Files::isRegularFile).toList()) {
-                contents.add(new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1));
-            }
-        }
-        assertThat(contents).isNotEmpty();
-        return contents;
-    }
-
     private static void assertNoPiece(List<String> secrets, List<String> contents) {
         for (String secret : secrets) {
-            for (int i = 0; i + WINDOW <= secret.length(); i++) {
-                String piece = secret.substring(i, i + WINDOW);
+            for (int i = 0; i + StoreScans.WINDOW <= secret.length(); i++) {
+                String piece = secret.substring(i, i + StoreScans.WINDOW);
                 for (String content : contents) {
                     assertThat(content).as("a piece of a planted secret").doesNotContain(piece);
                 }
@@ -284,17 +269,4 @@ class PassageStoreTest {
         }
     }
 
-    private static List<String> ftsTerms(Path db) throws Exception {
-        List<String> terms = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-             Statement s = c.createStatement()) {
-            s.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, 'row')");
-            try (ResultSet rs = s.executeQuery("SELECT term FROM temp.vocab")) {
-                while (rs.next()) {
-                    terms.add(rs.getString(1));
-                }
-            }
-        }
-        return terms;
-    }
 }

@@ -20,21 +20,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
@@ -55,8 +48,6 @@ class StoreFamilySecretsTest {
 
     private static final long SEED = Long.getLong("funes.test.seed", 20260123L);
     private static final int PER_FAMILY = 6;
-    /** A run of this many characters of a secret is a leak. */
-    private static final int WINDOW = 12;
 
     private Path tmp;
     private Embedder embedder;
@@ -141,12 +132,14 @@ class StoreFamilySecretsTest {
 
             SecretIndex fragments = fragments(corpus.planted);
             assertThat(Files.exists(storeDir.resolve("funes.db-wal"))).isTrue();
-            assertNoFragment(fragments, storeFiles(storeDir));
+            StoreScans.assertNoFragment(fragments, StoreScans.storeFiles(storeDir));
             DatasetExport.export(store, dataset, ExportOptions.defaults().withVectors(true));
         }
         SecretIndex fragments = fragments(corpus.planted);
-        assertNoFragment(fragments, storeFiles(storeDir));
-        assertNoFtsTerm(storeDir.resolve("funes.db"), corpus.planted);
+        StoreScans.assertNoFragment(fragments, StoreScans.storeFiles(storeDir));
+        StoreScans.assertNoFtsTerm(storeDir.resolve("funes.db"),
+                corpus.planted.stream().map(FamilyCorpus.Planted::value).toList(),
+                corpus.planted.stream().map(FamilyCorpus.Planted::family).toList());
         List<Path> exported;
         try (Stream<Path> s = Files.walk(dataset)) {
             exported = s.filter(Files::isRegularFile).sorted().toList();
@@ -161,7 +154,7 @@ class StoreFamilySecretsTest {
             } else {
                 content = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
             }
-            assertNoFragment(fragments, Map.of(file, content));
+            StoreScans.assertNoFragment(fragments, Map.of(file, content));
         }
         System.out.println("families that reached a memory: " + reached + "; " + corpus.planted.size()
                 + " secrets planted, none in the database, WAL, FTS vocabulary, index files, checkpoints or the "
@@ -171,42 +164,6 @@ class StoreFamilySecretsTest {
     private static String plant(FamilyCorpus corpus, String family, String value) {
         corpus.planted.add(new FamilyCorpus.Planted(family, value));
         return value;
-    }
-
-    /** Every store file (database, WAL, shared memory, index files) read as Latin-1: the secrets are ASCII. */
-    private static Map<Path, String> storeFiles(Path dir) throws IOException {
-        Map<Path, String> files = new TreeMap<>();
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.filter(Files::isRegularFile).toList()) {
-                files.put(p, new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1));
-            }
-        }
-        assertThat(files.keySet()).anyMatch(p -> p.getFileName().toString().equals("funes.db"));
-        return files;
-    }
-
-    /** FTS5 keeps its terms lower-cased, out of reach of a byte scan: ask its vocabulary. */
-    private static void assertNoFtsTerm(Path db, List<FamilyCorpus.Planted> planted) throws Exception {
-        List<String> lowered = planted.stream().map(p -> p.value().toLowerCase(Locale.ROOT)).toList();
-        int terms = 0;
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-             Statement s = c.createStatement()) {
-            s.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, 'row')");
-            try (ResultSet rs = s.executeQuery("SELECT term FROM temp.vocab")) {
-                while (rs.next()) {
-                    String term = rs.getString(1);
-                    terms++;
-                    if (term.length() < WINDOW) {
-                        continue;
-                    }
-                    for (int i = 0; i < lowered.size(); i++) {
-                        assertThat(lowered.get(i)).as("FTS term %s is a piece of a planted %s secret", term,
-                                planted.get(i).family()).doesNotContain(term);
-                    }
-                }
-            }
-        }
-        assertThat(terms).isGreaterThan(100);
     }
 
     private static SecretIndex fragments(List<FamilyCorpus.Planted> planted) {
@@ -221,21 +178,4 @@ class StoreFamilySecretsTest {
         return new SecretIndex(fragments);
     }
 
-    private static void assertNoFragment(SecretIndex fragments, Map<Path, String> contents) {
-        for (Map.Entry<Path, String> e : contents.entrySet()) {
-            long[] found = new long[fragments.size()];
-            if (fragments.count(e.getValue(), found) == 0) {
-                continue;
-            }
-            for (int i = 0; i < found.length; i++) {
-                if (found[i] > 0) {
-                    String content = e.getValue();
-                    int at = content.indexOf(fragments.get(i).value());
-                    throw new AssertionError("a piece of a planted " + fragments.get(i).type() + " secret ("
-                            + fragments.get(i).value() + ") survived in " + e.getKey() + ": ..."
-                            + content.substring(Math.max(0, at - 120), Math.min(content.length(), at + 60)) + "...");
-                }
-            }
-        }
-    }
 }

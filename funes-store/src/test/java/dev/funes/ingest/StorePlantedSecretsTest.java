@@ -20,13 +20,8 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -46,8 +41,6 @@ class StorePlantedSecretsTest {
 
     private static final long SEED = Long.getLong("funes.test.seed", 20251202L);
     private static final int PER_TYPE = 30;
-    /** A run of this many characters of a secret is a leak (as in PlantedSecretsTest). */
-    private static final int WINDOW = 12;
 
     private Path tmp;
     private Embedder embedder;
@@ -102,12 +95,14 @@ class StorePlantedSecretsTest {
 
             // While open, the WAL holds the batch: scan every file of the store.
             assertThat(Files.exists(storeDir.resolve("funes.db-wal"))).isTrue();
-            assertNoFragment(fragments, storeFiles(storeDir));
+            StoreScans.assertNoFragment(fragments, StoreScans.storeFiles(storeDir));
 
             DatasetExport.export(store, dataset, ExportOptions.defaults().withVectors(true));
         }
-        assertNoFragment(fragments, storeFiles(storeDir));
-        assertNoFtsTerm(storeDir.resolve("funes.db"));
+        StoreScans.assertNoFragment(fragments, StoreScans.storeFiles(storeDir));
+        StoreScans.assertNoFtsTerm(storeDir.resolve("funes.db"),
+                corpus.planted.stream().map(PlantedCorpus.Planted::value).toList(),
+                corpus.planted.stream().map(PlantedCorpus.Planted::type).toList());
 
         List<Path> exported;
         try (Stream<Path> s = Files.walk(dataset)) {
@@ -127,76 +122,26 @@ class StorePlantedSecretsTest {
             } else {
                 content = Files.readString(file);
             }
-            assertNoFragment(fragments, Map.of(file, content));
+            StoreScans.assertNoFragment(fragments, Map.of(file, content));
         }
         assertThat(memoryRecords).isEqualTo(raw.size());
         System.out.println("planted secrets reaching memories, per type: " + expected
                 + "; none in the database, WAL, FTS vocabulary or the " + exported.size() + " exported files");
     }
 
-    /** Every store file (database, WAL, shared memory, ANN index) read as Latin-1: secrets are ASCII. */
-    private static Map<Path, String> storeFiles(Path dir) throws IOException {
-        Map<Path, String> files = new TreeMap<>();
-        try (Stream<Path> s = Files.list(dir)) {
-            for (Path p : s.filter(Files::isRegularFile).toList()) {
-                files.put(p, new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1));
-            }
-        }
-        assertThat(files.keySet()).anyMatch(p -> p.getFileName().toString().equals("funes.db"));
-        return files;
-    }
-
-    /** FTS5 keeps its terms lower-cased and stemmed, out of reach of a byte scan: ask its vocabulary. */
-    private void assertNoFtsTerm(Path db) throws Exception {
-        List<String> lowered = corpus.planted.stream().map(p -> p.value().toLowerCase(Locale.ROOT)).toList();
-        int terms = 0;
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-             Statement s = c.createStatement()) {
-            s.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, 'row')");
-            try (ResultSet rs = s.executeQuery("SELECT term FROM temp.vocab")) {
-                while (rs.next()) {
-                    String term = rs.getString(1);
-                    terms++;
-                    if (term.length() < WINDOW) {
-                        continue;
-                    }
-                    for (int i = 0; i < lowered.size(); i++) {
-                        assertThat(lowered.get(i)).as("FTS term %s is a piece of a planted %s", term,
-                                corpus.planted.get(i).type()).doesNotContain(term);
-                    }
-                }
-            }
-        }
-        assertThat(terms).isGreaterThan(100);
-    }
-
     private static SecretIndex fragments(List<PlantedCorpus.Planted> planted) {
         List<PlantedCorpus.Planted> fragments = new ArrayList<>();
         for (PlantedCorpus.Planted p : planted) {
             for (String v : p.value().split("\\s+")) {
-                if (v.length() < WINDOW && v.length() >= SecretIndex.KEY) {
+                if (v.length() < StoreScans.WINDOW && v.length() >= SecretIndex.KEY) {
                     fragments.add(new PlantedCorpus.Planted(p.type(), v));
                 }
-                for (int i = 0; i + WINDOW <= v.length(); i++) {
-                    fragments.add(new PlantedCorpus.Planted(p.type(), v.substring(i, i + WINDOW)));
+                for (int i = 0; i + StoreScans.WINDOW <= v.length(); i++) {
+                    fragments.add(new PlantedCorpus.Planted(p.type(), v.substring(i, i + StoreScans.WINDOW)));
                 }
             }
         }
         return new SecretIndex(fragments);
     }
 
-    private static void assertNoFragment(SecretIndex fragments, Map<Path, String> contents) {
-        for (Map.Entry<Path, String> e : contents.entrySet()) {
-            long[] found = new long[fragments.size()];
-            if (fragments.count(e.getValue(), found) == 0) {
-                continue;
-            }
-            for (int i = 0; i < found.length; i++) {
-                if (found[i] > 0) {
-                    throw new AssertionError("a piece of a planted " + fragments.get(i).type() + " secret ("
-                            + fragments.get(i).value() + ") survived in " + e.getKey());
-                }
-            }
-        }
-    }
 }
