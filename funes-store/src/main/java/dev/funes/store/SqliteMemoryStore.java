@@ -1336,22 +1336,7 @@ final class SqliteMemoryStore implements MemoryStore {
     /** The stored memories with these ids, by id; ids not stored are absent. */
     private static Map<String, Memory> memoriesById(Connection c, List<String> ids) throws SQLException {
         Map<String, Memory> found = new HashMap<>();
-        for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
-            List<String> chunk = ids.subList(from, Math.min(from + IN_LIST_CHUNK, ids.size()));
-            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.id IN ("
-                    + "?,".repeat(chunk.size() - 1) + "?)";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                for (int i = 0; i < chunk.size(); i++) {
-                    ps.setString(i + 1, chunk.get(i));
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Memory m = Rows.memory(rs).memory();
-                        found.put(m.id(), m);
-                    }
-                }
-            }
-        }
+        readRows(c, "id", ids, PreparedStatement::setString, m -> found.put(m.memory().id(), m.memory()));
         return found;
     }
 
@@ -1814,18 +1799,29 @@ final class SqliteMemoryStore implements MemoryStore {
                 missing.add(seqs[i]);
             }
         }
-        for (int from = 0; from < missing.size(); from += IN_LIST_CHUNK) {
-            List<Long> chunk = missing.subList(from, Math.min(from + IN_LIST_CHUNK, missing.size()));
-            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m.seq IN ("
+        readRows(c, "seq", missing, PreparedStatement::setLong, m -> rows.put(m.seq(), m.memory()));
+    }
+
+    /** Binds one key of an IN list. */
+    @FunctionalInterface
+    private interface Binder<K> {
+        void bind(PreparedStatement ps, int index, K key) throws SQLException;
+    }
+
+    /** Reads the memories whose {@code column} is one of {@code keys}, in IN lists of {@link #IN_LIST_CHUNK}. */
+    private static <K> void readRows(Connection c, String column, List<K> keys, Binder<K> binder,
+                                     java.util.function.Consumer<Rows.StoredMemory> each) throws SQLException {
+        for (int from = 0; from < keys.size(); from += IN_LIST_CHUNK) {
+            List<K> chunk = keys.subList(from, Math.min(from + IN_LIST_CHUNK, keys.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m." + column + " IN ("
                     + "?,".repeat(chunk.size() - 1) + "?)";
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < chunk.size(); i++) {
-                    ps.setLong(i + 1, chunk.get(i));
+                    binder.bind(ps, i + 1, chunk.get(i));
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        Rows.StoredMemory m = Rows.memory(rs);
-                        rows.put(m.seq(), m.memory());
+                        each.accept(Rows.memory(rs));
                     }
                 }
             }
