@@ -101,20 +101,9 @@ final class Randomness {
         if (n < MIN_LENGTH) {
             return false;
         }
-        boolean upper = false;
-        boolean lower = false;
-        boolean digit = false;
-        int steps = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            upper |= c >= 'A' && c <= 'Z';
-            lower |= c >= 'a' && c <= 'z';
-            digit |= c >= '0' && c <= '9';
-            if (i > 0 && c == s.charAt(i - 1) + 1) {
-                steps++;
-            }
-        }
-        if (!upper && !lower || !digit && (n < MIN_LENGTH_NO_DIGIT || !upper || !lower) || steps * 2 >= n) {
+        Shape k = Shape.of(s);
+        if (!k.upper && !k.lower || !k.digit && (n < MIN_LENGTH_NO_DIGIT || !k.upper || !k.lower)
+                || k.steps * 2 >= n) {
             return false;
         }
         if ((n == 40 || n == 64) && HEX.matcher(s).matches() || UUID.matcher(s).find()) {
@@ -137,22 +126,8 @@ final class Randomness {
         if (n < 12) {
             return false;
         }
-        boolean upper = false;
-        boolean lower = false;
-        boolean digit = false;
-        boolean symbol = false;
-        int steps = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            upper |= c >= 'A' && c <= 'Z';
-            lower |= c >= 'a' && c <= 'z';
-            digit |= c >= '0' && c <= '9';
-            symbol |= c == '+' || c == '/' || c == '_' || c == '-';
-            if (i > 0 && c == s.charAt(i - 1) + 1) {
-                steps++;
-            }
-        }
-        if (!digit || !(upper || lower) || !(upper && lower || symbol) || steps * 2 >= n) {
+        Shape k = Shape.of(s);
+        if (!k.digit || !(k.upper || k.lower) || !(k.upper && k.lower || k.symbol) || k.steps * 2 >= n) {
             return false;
         }
         if (HEX.matcher(s).matches() || UUID.matcher(s).find()) {
@@ -188,5 +163,31 @@ final class Randomness {
             }
         }
         return pairs < 4 ? 1.0 : (double) rare / pairs;
+    }
+
+    /**
+     * Which character classes a string holds ({@code symbol}: base64 and token symbols
+     * {@code + / _ -}), and how many characters follow their predecessor in code order (a run).
+     */
+    private record Shape(boolean upper, boolean lower, boolean digit, boolean symbol, int steps) {
+
+        static Shape of(String s) {
+            boolean upper = false;
+            boolean lower = false;
+            boolean digit = false;
+            boolean symbol = false;
+            int steps = 0;
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                upper |= c >= 'A' && c <= 'Z';
+                lower |= c >= 'a' && c <= 'z';
+                digit |= c >= '0' && c <= '9';
+                symbol |= c == '+' || c == '/' || c == '_' || c == '-';
+                if (i > 0 && c == s.charAt(i - 1) + 1) {
+                    steps++;
+                }
+            }
+            return new Shape(upper, lower, digit, symbol, steps);
+        }
     }
 }
