@@ -8,17 +8,24 @@ import java.io.IOException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.xpath.XPathConstants;
+import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.NodeList;
 
 /**
  * The command line as the launcher runs it, after {@code package}: {@code funes-cli.jar} and the
@@ -49,10 +56,7 @@ class PackagedJarIT {
 
     @Test
     void everyFunesJarTheLauncherLoadsIsANamedModuleOfThisVersion() throws IOException {
-        List<Path> jars = new ArrayList<>(List.of(JAR));
-        try (Stream<Path> lib = Files.list(LIB)) {
-            lib.filter(p -> p.getFileName().toString().startsWith("funes-")).sorted().forEach(jars::add);
-        }
+        List<Path> jars = funesJars();
         List<String> names = new ArrayList<>();
         for (Path jar : jars) {
             // What the module system makes of the jar, as `jar --describe-module --file JAR` shows it.
@@ -67,6 +71,62 @@ class PackagedJarIT {
             }
         }
         assertThat(names).containsExactlyInAnyOrderElementsOf(FUNES_MODULES);
+    }
+
+    @Test
+    void everyFunesJarCarriesTheLicenceAndNotice() throws IOException {
+        for (Path jar : funesJars()) {
+            try (JarFile file = new JarFile(jar.toFile())) {
+                for (String entry : List.of("META-INF/LICENSE", "META-INF/NOTICE")) {
+                    assertThat(file.getJarEntry(entry)).as("%s in %s", entry, jar).isNotNull();
+                }
+                String licence = new String(file.getInputStream(file.getJarEntry("META-INF/LICENSE")).readAllBytes(),
+                        StandardCharsets.UTF_8);
+                assertThat(licence).as(jar.toString()).contains("Apache License", "Version 2.0, January 2004");
+            }
+        }
+    }
+
+    /**
+     * The BOM is the one pom without the parent (so it pins Funes artifacts only); this keeps it
+     * from drifting: same version as the project, and exactly the published modules.
+     */
+    @Test
+    void theBomPinsEveryPublishedModuleAtTheProjectVersion() throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        Set<String> published = new TreeSet<>(texts(pom(root.resolve("pom.xml")), "/project/modules/module"));
+        published.removeAll(Set.of("funes-bom", "funes-benchmarks", "examples"));
+        assertThat(published).as("the parent's modules").contains("funes-core", "funes-store", "funes-cli");
+
+        Document bom = pom(root.resolve("funes-bom/pom.xml"));
+        assertThat(texts(bom, "/project/version")).containsExactly(VERSION);
+        assertThat(texts(bom, "/project/parent")).as("the BOM has no parent").isEmpty();
+        assertThat(new TreeSet<>(texts(bom, "/project/dependencyManagement/dependencies/dependency/artifactId")))
+                .isEqualTo(published);
+        assertThat(texts(bom, "/project/dependencyManagement/dependencies/dependency/version"))
+                .containsOnly("${project.version}");
+        assertThat(texts(bom, "/project/licenses/license/name")).containsExactly("Apache-2.0");
+    }
+
+    private static List<Path> funesJars() throws IOException {
+        List<Path> jars = new ArrayList<>(List.of(JAR));
+        try (Stream<Path> lib = Files.list(LIB)) {
+            lib.filter(p -> p.getFileName().toString().startsWith("funes-")).sorted().forEach(jars::add);
+        }
+        return jars;
+    }
+
+    private static Document pom(Path file) throws Exception {
+        return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile());
+    }
+
+    private static List<String> texts(Document doc, String path) throws Exception {
+        NodeList nodes = (NodeList) XPathFactory.newInstance().newXPath().evaluate(path, doc, XPathConstants.NODESET);
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < nodes.getLength(); i++) {
+            texts.add(nodes.item(i).getTextContent().trim());
+        }
+        return texts;
     }
 
     @Test
