@@ -1,34 +1,18 @@
 package dev.funes.store;
 
-import io.github.jbellis.jvector.graph.GraphIndexBuilder;
-import io.github.jbellis.jvector.graph.GraphSearcher;
 import io.github.jbellis.jvector.graph.ImmutableGraphIndex;
 import io.github.jbellis.jvector.graph.ListRandomAccessVectorValues;
 import io.github.jbellis.jvector.graph.RandomAccessVectorValues;
-import io.github.jbellis.jvector.graph.SearchResult;
-import io.github.jbellis.jvector.graph.similarity.DefaultSearchScoreProvider;
-import io.github.jbellis.jvector.util.Bits;
 import io.github.jbellis.jvector.vector.VectorizationProvider;
 import io.github.jbellis.jvector.vector.types.VectorFloat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -39,14 +23,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongPredicate;
 import java.util.stream.Collectors;
-import java.util.zip.CRC32C;
 
 /**
  * The store's dense index, usable on its own: approximate nearest-neighbour search over unit
@@ -84,12 +64,8 @@ public final class SegmentedIndex implements AutoCloseable {
 
     static final Logger LOG = LoggerFactory.getLogger(SegmentedIndex.class);
 
-    /** The manifest's file name. */
-    static final String MANIFEST = "manifest";
     /** The maintainer lock's file name. */
     static final String LOCK_FILE = "index.lock";
-    private static final byte[] MANIFEST_MAGIC = "FUNESMAN".getBytes(StandardCharsets.US_ASCII);
-    private static final int MANIFEST_VERSION = 1;
 
     /**
      * Tuning of a {@link SegmentedIndex}.
@@ -226,14 +202,6 @@ public final class SegmentedIndex implements AutoCloseable {
     record Entry(long id, float[] vector) {
     }
 
-    /** A manifest line: one segment. */
-    record ManifestEntry(String name, int count, long fileLength, int bodyCrc) {
-    }
-
-    /** The manifest's content. */
-    record Manifest(IndexSegment.Identity identity, long nextSegment, List<ManifestEntry> segments, long[] tombstones) {
-    }
-
     /**
      * What searches read: immutable lists; the memtables grow (append-only) and the tombstone set
      * gains ids while the snapshot is in use, which only makes a search stricter.
@@ -244,9 +212,10 @@ public final class SegmentedIndex implements AutoCloseable {
     private final Path dir;
     private final IndexSegment.Identity identity;
     private final Options options;
+    private final MergePolicy mergePolicy;
     private final Object mutex = new Object();
     private volatile Snapshot snapshot;
-    private volatile MaintainerLock lock;
+    private volatile DirectoryLock.Held lock;
     private volatile long maxKnownId = Long.MIN_VALUE;
     private volatile Object manifestStamp;
     /** Which segment files were verified in full, and unchanged since (a cache in the directory). */
@@ -269,6 +238,7 @@ public final class SegmentedIndex implements AutoCloseable {
         this.dir = dir;
         this.identity = identity;
         this.options = options;
+        this.mergePolicy = MergePolicy.of(options);
     }
 
     // ---------------------------------------------------------------- opening
@@ -287,10 +257,10 @@ public final class SegmentedIndex implements AutoCloseable {
         if (dimension < 1) {
             throw new IllegalArgumentException("dimension must be >= 1, was " + dimension);
         }
-        Path manifest = dir.resolve(MANIFEST);
+        Path manifest = dir.resolve(IndexManifest.FILE);
         IndexSegment.Identity id;
         if (Files.exists(manifest)) {
-            id = readManifest(manifest, null).identity();
+            id = IndexManifest.read(manifest, null).identity();
             if (id.dimension() != dimension) {
                 throw new IllegalArgumentException("the index in " + dir + " holds vectors of dimension "
                         + id.dimension() + ", not " + dimension);
@@ -326,19 +296,19 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private void load() throws IOException {
-        lock = MaintainerLock.tryAcquire(dir);
+        lock = tryMaintain(dir);
         verified = VerifiedSegments.read(dir);
         List<String> problems = new ArrayList<>();
-        Manifest manifest;
-        Object stamp = stamp();
+        IndexManifest manifest;
+        Object stamp = IndexManifest.stamp(dir);
         try {
-            manifest = readManifest(dir.resolve(MANIFEST), identity);
+            manifest = IndexManifest.read(dir.resolve(IndexManifest.FILE), identity);
         } catch (IndexSegment.InvalidIndexException e) {
             problems.add(e.getMessage());
-            manifest = new Manifest(identity, 1, List.of(), new long[0]);
+            manifest = new IndexManifest(identity, 1, List.of(), new long[0]);
         }
         List<IndexSegment> segments = new ArrayList<>();
-        for (ManifestEntry entry : manifest.segments()) {
+        for (IndexManifest.Segment entry : manifest.segments()) {
             try {
                 segments.add(loadSegment(entry));
             } catch (IndexSegment.InvalidIndexException e) {
@@ -364,7 +334,7 @@ public final class SegmentedIndex implements AutoCloseable {
             removeStrayFiles();
             verified.retain(snapshot.segments().stream().map(IndexSegment::name).collect(Collectors.toSet()));
             verified.writeIfChanged();
-            if (!problems.isEmpty() && Files.exists(dir.resolve(MANIFEST))) {
+            if (!problems.isEmpty() && Files.exists(dir.resolve(IndexManifest.FILE))) {
                 synchronized (mutex) {
                     writeManifestLocked(snapshot.segments(), snapshot.tombstones());
                 }
@@ -372,7 +342,7 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
-    private IndexSegment loadSegment(ManifestEntry entry) throws IndexSegment.InvalidIndexException {
+    private IndexSegment loadSegment(IndexManifest.Segment entry) throws IndexSegment.InvalidIndexException {
         IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity, verified);
         if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
                 || segment.bodyCrc() != entry.bodyCrc()) {
@@ -601,12 +571,22 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
+    /** The claim to maintain {@code dir}, or {@code null} when another instance or process holds it. */
+    private static DirectoryLock.Held tryMaintain(Path dir) {
+        try {
+            return new DirectoryLock(dir, LOCK_FILE).tryAcquire("maintaining the index");
+        } catch (IOException e) {
+            LOG.debug("Cannot resolve {}: {}", dir, e.toString());
+            return null;
+        }
+    }
+
     /**
      * Takes over maintenance when no other instance holds it (the maintainer closed): follows the
      * current manifest first, so that nothing it lists is lost when this instance writes the next.
      */
     private boolean becomeMaintainer() {
-        MaintainerLock taken = MaintainerLock.tryAcquire(dir);
+        DirectoryLock.Held taken = tryMaintain(dir);
         if (taken == null) {
             return false;
         }
@@ -739,23 +719,15 @@ public final class SegmentedIndex implements AutoCloseable {
             long[] ids = m.ids();
             String name;
             synchronized (mutex) {
-                name = "seg-" + nextSegment++ + ".ann";
+                name = nextSegmentLocked();
             }
-            Path file = dir.resolve(name);
             long started = System.nanoTime();
-            IndexSegment.write(file, identity, ids, m.values(), m.graph(), ids.length >= options.pqThreshold());
-            IndexSegment segment = IndexSegment.load(file, identity);
+            IndexSegment segment = writeSegment(name, ids, m.values(), m.graph());
             synchronized (mutex) {
-                Snapshot s = snapshot;
-                List<IndexSegment> segments = new ArrayList<>(s.segments());
-                segments.add(segment);
-                List<Memtable> sealing = new ArrayList<>(s.sealing());
-                sealing.remove(m);
-                writeManifestLocked(segments, s.tombstones());
-                snapshot = new Snapshot(List.copyOf(segments), s.active(), List.copyOf(sealing), s.tombstones());
-                queueMergeLocked();
+                publishLocked(segment, List.of(), m, Set.of());
             }
-            LOG.debug("Sealed {} vectors into {} in {} ms", ids.length, file, (System.nanoTime() - started) / 1_000_000);
+            LOG.debug("Sealed {} vectors into {} in {} ms", ids.length, segment.file(),
+                    (System.nanoTime() - started) / 1_000_000);
         } catch (IOException | RuntimeException e) {
             LOG.warn("Cannot seal the memtable of the index {} ({}); its vectors stay searchable in memory", dir,
                     e.toString());
@@ -766,33 +738,67 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
-    private void queueMergeLocked() {
-        if (!mergeQueued && !closing && !closed && pickMerge(snapshot.segments()) != null) {
-            mergeQueued = true;
-            submitLocked(this::mergeTask);
-        }
+    /** The file name of the next segment. */
+    private String nextSegmentLocked() {
+        return "seg-" + nextSegment++ + ".ann";
+    }
+
+    /** Builds the graph of the vectors (JVector's parallel builder) and writes them as a segment. */
+    private IndexSegment buildSegment(String name, long[] ids, List<VectorFloat<?>> vectors) throws IOException {
+        var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
+        ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
+        return writeSegment(name, ids, values, graph);
+    }
+
+    /** Writes a segment file and loads it; it is not listed yet (see {@link #publishLocked}). */
+    private IndexSegment writeSegment(String name, long[] ids, RandomAccessVectorValues values,
+                                      ImmutableGraphIndex graph) throws IOException {
+        Path file = dir.resolve(name);
+        IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
+        return IndexSegment.load(file, identity);
     }
 
     /**
-     * The segments to merge next: {@code mergeFanIn} of one size tier (tier {@code t} holds
-     * segments of {@code memtableLimit * fanIn^t} vectors and up), the smallest first; or
-     * {@code null}.
+     * The one way the segment list changes (a seal, a merge, a bulk addition): the current list
+     * with {@code added} (if not {@code null}) in place of {@code retired} is written to the
+     * manifest, then searched (a new snapshot), then merged if a merge is due.
+     *
+     * @param sealed  the memtable {@code added} holds, which leaves the sealing list; or {@code null}
+     * @param dropped ids a merge left out as deleted: their tombstones go once no segment or
+     *                memtable holds them
      */
-    private List<IndexSegment> pickMerge(List<IndexSegment> segments) {
-        Map<Integer, List<IndexSegment>> tiers = new HashMap<>();
-        for (IndexSegment s : segments) {
-            double ratio = Math.max(1.0, (double) s.size() / options.memtableLimit());
-            int tier = (int) Math.floor(Math.log(ratio) / Math.log(options.mergeFanIn()) + 1e-9);
-            tiers.computeIfAbsent(tier, t -> new ArrayList<>()).add(s);
+    private void publishLocked(IndexSegment added, List<IndexSegment> retired, Memtable sealed, Set<Long> dropped)
+            throws IOException {
+        Snapshot s = snapshot;
+        List<IndexSegment> segments = new ArrayList<>(s.segments());
+        segments.removeAll(retired);
+        if (added != null) {
+            segments.add(added);
         }
-        for (int tier = 0; tier < 64; tier++) {
-            List<IndexSegment> group = tiers.get(tier);
-            if (group != null && group.size() >= options.mergeFanIn()) {
-                group.sort((a, b) -> Integer.compare(a.size(), b.size()));
-                return List.copyOf(group.subList(0, options.mergeFanIn()));
+        List<Memtable> sealing = s.sealing();
+        if (sealed != null) {
+            sealing = new ArrayList<>(sealing);
+            sealing.remove(sealed);
+        }
+        Set<Long> tombstones = s.tombstones();
+        if (!dropped.isEmpty()) {
+            tombstones = ConcurrentHashMap.newKeySet();
+            for (Long t : s.tombstones()) {
+                if (!dropped.contains(t) || stillPresent(t, segments, s)) {
+                    tombstones.add(t);
+                }
             }
         }
-        return null;
+        writeManifestLocked(segments, tombstones);
+        snapshot = new Snapshot(List.copyOf(segments), s.active(), List.copyOf(sealing), tombstones);
+        queueMergeLocked();
+    }
+
+    private void queueMergeLocked() {
+        if (!mergeQueued && !closing && !closed && mergePolicy.pick(snapshot.segments()) != null) {
+            mergeQueued = true;
+            submitLocked(this::mergeTask);
+        }
     }
 
     private void mergeTask() {
@@ -803,7 +809,7 @@ public final class SegmentedIndex implements AutoCloseable {
             if (closing || closed) {
                 return;
             }
-            group = pickMerge(snapshot.segments());
+            group = mergePolicy.pick(snapshot.segments());
             if (group == null) {
                 return;
             }
@@ -834,31 +840,12 @@ public final class SegmentedIndex implements AutoCloseable {
             if (!ids.isEmpty()) {
                 String name;
                 synchronized (mutex) {
-                    name = "seg-" + nextSegment++ + ".ann";
+                    name = nextSegmentLocked();
                 }
-                Path file = dir.resolve(name);
-                var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
-                ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
-                IndexSegment.write(file, identity, ids.stream().mapToLong(Long::longValue).toArray(), values, graph,
-                        ids.size() >= options.pqThreshold());
-                merged = IndexSegment.load(file, identity);
+                merged = buildSegment(name, ids.stream().mapToLong(Long::longValue).toArray(), vectors);
             }
             synchronized (mutex) {
-                Snapshot s = snapshot;
-                List<IndexSegment> segments = new ArrayList<>(s.segments());
-                segments.removeAll(group);
-                if (merged != null) {
-                    segments.add(merged);
-                }
-                Set<Long> remaining = ConcurrentHashMap.newKeySet();
-                for (Long t : s.tombstones()) {
-                    if (!dropped.contains(t) || stillPresent(t, segments, s)) {
-                        remaining.add(t);
-                    }
-                }
-                writeManifestLocked(segments, remaining);
-                snapshot = new Snapshot(List.copyOf(segments), s.active(), s.sealing(), remaining);
-                queueMergeLocked();
+                publishLocked(merged, group, null, dropped);
             }
             for (IndexSegment s : group) {
                 s.release(); // this task's reference
@@ -934,7 +921,7 @@ public final class SegmentedIndex implements AutoCloseable {
             Arrays.sort(pending);
             building.add(pending);
             maxKnownId = Math.max(maxKnownId, pending[pending.length - 1]);
-            name = "seg-" + nextSegment++ + ".ann";
+            name = nextSegmentLocked();
             freezeLocked();
             for (Memtable m : snapshot.sealing()) {
                 if (m.writing) {
@@ -957,20 +944,12 @@ public final class SegmentedIndex implements AutoCloseable {
             for (Entry e : entries) {
                 vectors.add(IndexSegment.VECTORS.createFloatVector(e.vector()));
             }
-            var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
-            ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
-            IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
-            segment = IndexSegment.load(file, identity);
+            segment = buildSegment(name, ids, vectors);
             synchronized (mutex) {
                 awaitSealsLocked(beingSealed);
                 ensureOpen();
-                Snapshot s = snapshot;
-                List<IndexSegment> segments = new ArrayList<>(s.segments());
-                segments.add(segment);
-                writeManifestLocked(segments, s.tombstones());
-                snapshot = new Snapshot(List.copyOf(segments), s.active(), s.sealing(), s.tombstones());
+                publishLocked(segment, List.of(), null, Set.of());
                 listed = true;
-                queueMergeLocked();
             }
         } finally {
             synchronized (mutex) {
@@ -1014,9 +993,9 @@ public final class SegmentedIndex implements AutoCloseable {
             Snapshot s = snapshot;
             retired = s.segments();
             snapshot = new Snapshot(List.of(), s.active(), s.sealing(), ConcurrentHashMap.newKeySet());
-            Files.deleteIfExists(dir.resolve(MANIFEST));
+            Files.deleteIfExists(dir.resolve(IndexManifest.FILE));
             manifestDirty = false;
-            manifestStamp = stamp();
+            manifestStamp = IndexManifest.stamp(dir);
         }
         for (IndexSegment seg : retired) {
             seg.release();
@@ -1027,140 +1006,14 @@ public final class SegmentedIndex implements AutoCloseable {
     // ---------------------------------------------------------------- the manifest
 
     private void writeManifestLocked(List<IndexSegment> segments, Set<Long> tombstones) throws IOException {
-        List<ManifestEntry> entries = new ArrayList<>();
+        List<IndexManifest.Segment> entries = new ArrayList<>();
         for (IndexSegment s : segments) {
-            entries.add(new ManifestEntry(s.name(), s.size(), s.fileLength(), s.bodyCrc()));
+            entries.add(new IndexManifest.Segment(s.name(), s.size(), s.fileLength(), s.bodyCrc()));
         }
         long[] tomb = tombstones.stream().mapToLong(Long::longValue).sorted().toArray();
-        writeManifest(dir.resolve(MANIFEST), new Manifest(identity, nextSegment, entries, tomb));
+        IndexManifest.write(dir.resolve(IndexManifest.FILE), new IndexManifest(identity, nextSegment, entries, tomb));
         manifestDirty = false;
-        manifestStamp = stamp();
-    }
-
-    /** Writes a manifest atomically: temporary file, fsync, rename, fsync of the directory. */
-    static void writeManifest(Path file, Manifest m) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.write(MANIFEST_MAGIC);
-            out.writeInt(MANIFEST_VERSION);
-            out.writeLong(m.identity().storeId().getMostSignificantBits());
-            out.writeLong(m.identity().storeId().getLeastSignificantBits());
-            byte[] model = m.identity().modelId().getBytes(StandardCharsets.UTF_8);
-            out.writeShort(model.length);
-            out.write(model);
-            out.writeInt(m.identity().dimension());
-            out.writeLong(m.nextSegment());
-            out.writeInt(m.segments().size());
-            for (ManifestEntry e : m.segments()) {
-                byte[] name = e.name().getBytes(StandardCharsets.UTF_8);
-                out.writeShort(name.length);
-                out.write(name);
-                out.writeInt(e.count());
-                out.writeLong(e.fileLength());
-                out.writeInt(e.bodyCrc());
-            }
-            out.writeInt(m.tombstones().length);
-            for (long t : m.tombstones()) {
-                out.writeLong(t);
-            }
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(bytes.toByteArray());
-        ByteBuffer tail = ByteBuffer.allocate(4).putInt((int) crc.getValue());
-        bytes.write(tail.array());
-        Path dir = file.toAbsolutePath().getParent();
-        Path temp = Files.createTempFile(dir, file.getFileName() + ".", ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                ByteBuffer buffer = ByteBuffer.wrap(bytes.toByteArray());
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            IndexSegment.syncDirectory(dir);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-    }
-
-    /**
-     * Reads and validates a manifest.
-     *
-     * @param expected the identity it must carry, or {@code null} to accept any
-     */
-    static Manifest readManifest(Path file, IndexSegment.Identity expected) throws IndexSegment.InvalidIndexException {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new IndexSegment.InvalidIndexException("index manifest missing");
-        } catch (IOException e) {
-            throw new IndexSegment.InvalidIndexException("index manifest unreadable (" + e + ")", e);
-        }
-        if (bytes.length < MANIFEST_MAGIC.length + 8
-                || !Arrays.equals(Arrays.copyOf(bytes, MANIFEST_MAGIC.length), MANIFEST_MAGIC)) {
-            throw new IndexSegment.InvalidIndexException("index manifest corrupt (not a Funes manifest)");
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bytes.length - 4);
-        if ((int) crc.getValue() != ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt()) {
-            throw new IndexSegment.InvalidIndexException("index manifest corrupt (checksum mismatch)");
-        }
-        try {
-            ByteBuffer in = ByteBuffer.wrap(bytes, 0, bytes.length - 4);
-            in.position(MANIFEST_MAGIC.length);
-            int version = in.getInt();
-            if (version != MANIFEST_VERSION) {
-                throw new IndexSegment.InvalidIndexException("index manifest format version " + version
-                        + ", this Funes writes version " + MANIFEST_VERSION);
-            }
-            UUID storeId = new UUID(in.getLong(), in.getLong());
-            byte[] model = new byte[Short.toUnsignedInt(in.getShort())];
-            in.get(model);
-            IndexSegment.Identity identity = new IndexSegment.Identity(storeId,
-                    new String(model, StandardCharsets.UTF_8), in.getInt());
-            if (expected != null && !storeId.equals(expected.storeId())) {
-                throw new IndexSegment.InvalidIndexException("index manifest belongs to another store (" + storeId + ")");
-            }
-            if (expected != null && !identity.equals(expected)) {
-                throw new IndexSegment.InvalidIndexException("index built for model " + identity.modelId() + " ("
-                        + identity.dimension() + " dimensions), the store uses " + expected.modelId() + " ("
-                        + expected.dimension() + ")");
-            }
-            long next = in.getLong();
-            int count = in.getInt();
-            List<ManifestEntry> entries = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                byte[] name = new byte[Short.toUnsignedInt(in.getShort())];
-                in.get(name);
-                String n = new String(name, StandardCharsets.UTF_8);
-                if (!n.matches("seg-[0-9]+\\.ann")) {
-                    throw new IndexSegment.InvalidIndexException("index manifest corrupt (segment name " + n + ")");
-                }
-                entries.add(new ManifestEntry(n, in.getInt(), in.getLong(), in.getInt()));
-            }
-            long[] tombstones = new long[in.getInt()];
-            for (int i = 0; i < tombstones.length; i++) {
-                tombstones[i] = in.getLong();
-            }
-            if (in.hasRemaining()) {
-                throw new IndexSegment.InvalidIndexException("index manifest corrupt (trailing bytes)");
-            }
-            return new Manifest(identity, next, List.copyOf(entries), tombstones);
-        } catch (RuntimeException e) {
-            throw new IndexSegment.InvalidIndexException("index manifest corrupt (" + e + ")", e);
-        }
-    }
-
-    private Object stamp() {
-        try {
-            BasicFileAttributes a = Files.readAttributes(dir.resolve(MANIFEST), BasicFileAttributes.class);
-            return Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size());
-        } catch (IOException e) {
-            return List.of();
-        }
+        manifestStamp = IndexManifest.stamp(dir);
     }
 
     /**
@@ -1179,13 +1032,13 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private boolean reload() {
-        Object stamp = stamp();
+        Object stamp = IndexManifest.stamp(dir);
         if (stamp.equals(manifestStamp)) {
             return false;
         }
-        Manifest m;
+        IndexManifest m;
         try {
-            m = readManifest(dir.resolve(MANIFEST), identity);
+            m = IndexManifest.read(dir.resolve(IndexManifest.FILE), identity);
         } catch (IndexSegment.InvalidIndexException e) {
             LOG.debug("Not following the index manifest of {}: {}", dir, e.getMessage());
             manifestStamp = stamp;
@@ -1198,7 +1051,7 @@ public final class SegmentedIndex implements AutoCloseable {
         List<IndexSegment> loaded = new ArrayList<>();
         List<IndexSegment> fresh = new ArrayList<>();
         try {
-            for (ManifestEntry e : m.segments()) {
+            for (IndexManifest.Segment e : m.segments()) {
                 IndexSegment s = current.get(e.name());
                 if (s == null || s.fileLength() != e.fileLength() || s.bodyCrc() != e.bodyCrc()) {
                     s = loadSegment(e);
@@ -1501,7 +1354,7 @@ public final class SegmentedIndex implements AutoCloseable {
             n += seg.fileLength();
         }
         try {
-            Path m = dir.resolve(MANIFEST);
+            Path m = dir.resolve(IndexManifest.FILE);
             n += Files.exists(m) ? Files.size(m) : 0;
         } catch (IOException e) {
             LOG.debug("Cannot size {}: {}", dir, e.toString());
@@ -1555,10 +1408,10 @@ public final class SegmentedIndex implements AutoCloseable {
             maintenance.shutdown();
         }
         s.segments().forEach(IndexSegment::release);
-        MaintainerLock held = lock;
+        DirectoryLock.Held held = lock;
         lock = null;
         if (held != null) {
-            held.release();
+            held.close();
         }
         if (failure != null) {
             throw failure;
@@ -1571,231 +1424,5 @@ public final class SegmentedIndex implements AutoCloseable {
         return "SegmentedIndex[" + dir + ", graph " + s.segments() + ", memtable " + s.active().size()
                 + (s.sealing().isEmpty() ? "" : ", sealing " + s.sealing().size()) + ", tombstones "
                 + s.tombstones().size() + (lock != null ? ", maintainer" : "") + "]";
-    }
-
-    // ---------------------------------------------------------------- the memtable
-
-    /**
-     * The mutable in-memory graph: vectors appended under the index's mutex, searched
-     * concurrently. {@link #finish()} (before sealing) takes the write lock, searches the read lock.
-     */
-    static final class Memtable {
-        private static final int CHUNK = 1024;
-        private final int dimension;
-        private final Options options;
-        private volatile VectorFloat<?>[][] vectorChunks = new VectorFloat<?>[16][];
-        private volatile long[][] idChunks = new long[16][];
-        private volatile int size;
-        private final ConcurrentHashMap<Long, Integer> ordinals = new ConcurrentHashMap<>();
-        private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-        private final Values values = new Values();
-        private GraphIndexBuilder builder;
-        /** Whether a seal of this memtable is queued; guarded by the index's mutex. */
-        boolean queued;
-        /** Whether a thread is writing this memtable as a segment now; guarded by the index's mutex. */
-        boolean writing;
-
-        Memtable(int dimension, Options options) {
-            this.dimension = dimension;
-            this.options = options;
-        }
-
-        /** The vectors by ordinal, as JVector reads them. */
-        private final class Values implements RandomAccessVectorValues {
-            @Override
-            public int size() {
-                return size;
-            }
-
-            @Override
-            public int dimension() {
-                return dimension;
-            }
-
-            @Override
-            public VectorFloat<?> getVector(int ordinal) {
-                return vectorChunks[ordinal / CHUNK][ordinal % CHUNK];
-            }
-
-            @Override
-            public boolean isValueShared() {
-                return false;
-            }
-
-            @Override
-            public RandomAccessVectorValues copy() {
-                return this;
-            }
-        }
-
-        int size() {
-            return size;
-        }
-
-        boolean contains(long id) {
-            return ordinals.containsKey(id);
-        }
-
-        long idAt(int ordinal) {
-            return idChunks[ordinal / CHUNK][ordinal % CHUNK];
-        }
-
-        /** Appends; the caller serializes calls. */
-        void add(long id, float[] vector) {
-            int ordinal = size;
-            int chunk = ordinal / CHUNK;
-            if (chunk == vectorChunks.length) {
-                vectorChunks = Arrays.copyOf(vectorChunks, chunk * 2);
-                idChunks = Arrays.copyOf(idChunks, chunk * 2);
-            }
-            if (vectorChunks[chunk] == null) {
-                vectorChunks[chunk] = new VectorFloat<?>[CHUNK];
-                idChunks[chunk] = new long[CHUNK];
-            }
-            VectorFloat<?> v = IndexSegment.VECTORS.createFloatVector(vector);
-            vectorChunks[chunk][ordinal % CHUNK] = v;
-            idChunks[chunk][ordinal % CHUNK] = id;
-            if (builder == null) {
-                builder = IndexSegment.incrementalBuilder(values, options.maxDegree(), options.beamWidth());
-            }
-            size = ordinal + 1;
-            builder.addGraphNode(ordinal, v);
-            ordinals.put(id, ordinal);
-        }
-
-        /** The vector of an id (a copy), or {@code null}. */
-        float[] vector(long id) {
-            Integer ordinal = ordinals.get(id);
-            return ordinal == null ? null : copy(values.getVector(ordinal));
-        }
-
-        private static float[] copy(VectorFloat<?> v) {
-            float[] out = new float[v.length()];
-            for (int i = 0; i < out.length; i++) {
-                out[i] = v.get(i);
-            }
-            return out;
-        }
-
-        void forEach(VectorSink action) {
-            int n = size;
-            for (int i = 0; i < n; i++) {
-                action.accept(idAt(i), copy(values.getVector(i)));
-            }
-        }
-
-        void search(VectorFloat<?> query, int k, int beam, LongPredicate accept, HitSink sink) {
-            int n = ordinals.size(); // nodes fully added
-            if (n == 0) {
-                return;
-            }
-            lock.readLock().lock();
-            try {
-                Bits bits = ordinal -> accept.test(idAt(ordinal));
-                try (GraphSearcher searcher = new GraphSearcher(builder.getGraph())) {
-                    var scores = DefaultSearchScoreProvider.exact(query, IndexSegment.SIMILARITY, values);
-                    SearchResult result = searcher.search(scores, Math.min(k, n), Math.min(beam, n), 0f, 0f, bits);
-                    for (SearchResult.NodeScore node : result.getNodes()) {
-                        sink.offer(idAt(node.node), 2.0 * node.score - 1.0);
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } finally {
-                lock.readLock().unlock();
-            }
-        }
-
-        /** Completes the graph before it is written; no more adds come. */
-        void finish() {
-            lock.writeLock().lock();
-            try {
-                builder.cleanup();
-            } finally {
-                lock.writeLock().unlock();
-            }
-        }
-
-        long[] ids() {
-            int n = size;
-            long[] ids = new long[n];
-            for (int i = 0; i < n; i++) {
-                ids[i] = idAt(i);
-            }
-            return ids;
-        }
-
-        RandomAccessVectorValues values() {
-            return values;
-        }
-
-        ImmutableGraphIndex graph() {
-            return builder.getGraph();
-        }
-    }
-
-    // ---------------------------------------------------------------- the maintainer lock
-
-    /**
-     * The lock that makes one {@link SegmentedIndex} (one process) the maintainer of a directory:
-     * an OS lock on {@link #LOCK_FILE}, held from open to close. Within one JVM a map decides
-     * first, since closing any channel of a file drops the process's POSIX locks on it.
-     */
-    private static final class MaintainerLock {
-        private static final ConcurrentMap<Path, Boolean> IN_THIS_JVM = new ConcurrentHashMap<>();
-        private final Path file;
-        private final FileChannel channel;
-        private final FileLock lock;
-
-        private MaintainerLock(Path file, FileChannel channel, FileLock lock) {
-            this.file = file;
-            this.channel = channel;
-            this.lock = lock;
-        }
-
-        /** The lock, or {@code null} when another instance or process holds it. */
-        static MaintainerLock tryAcquire(Path dir) {
-            Path file;
-            try {
-                file = dir.toRealPath().resolve(LOCK_FILE);
-            } catch (IOException e) {
-                LOG.debug("Cannot resolve {}: {}", dir, e.toString());
-                return null;
-            }
-            if (IN_THIS_JVM.putIfAbsent(file, Boolean.TRUE) != null) {
-                return null;
-            }
-            FileChannel channel = null;
-            try {
-                channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE);
-                FileLock lock = channel.tryLock();
-                if (lock != null) {
-                    return new MaintainerLock(file, channel, lock);
-                }
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("Cannot lock {}: {}", file, e.toString());
-            }
-            if (channel != null) {
-                try {
-                    channel.close();
-                } catch (IOException ignored) {
-                    // not held
-                }
-            }
-            IN_THIS_JVM.remove(file);
-            return null;
-        }
-
-        void release() {
-            try {
-                lock.release();
-                channel.close();
-            } catch (IOException ignored) {
-                // closing the channel releases the lock in any case
-            } finally {
-                IN_THIS_JVM.remove(file);
-            }
-        }
     }
 }

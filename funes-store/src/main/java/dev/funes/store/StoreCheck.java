@@ -735,7 +735,7 @@ final class StoreCheck {
     }
 
     private void ann(Connection c, Inspection in) {
-        Path manifestFile = indexDir.resolve(SegmentedIndex.MANIFEST);
+        Path manifestFile = indexDir.resolve(IndexManifest.FILE);
         String index = StoreIndex.DIR + "/";
         try {
             String digest = digestProblem(c, in);
@@ -746,20 +746,20 @@ final class StoreCheck {
                 // at close): the vectors are searched from memory meanwhile. The next open builds it.
                 annFinding(in, digest != null ? Status.PROBLEM : Status.OK, digest != null ? digest
                         : vectors == 0 ? "no vectors, no index"
-                        : "no " + index + SegmentedIndex.MANIFEST + " yet: the " + vectors + " vectors are searched"
+                        : "no " + index + IndexManifest.FILE + " yet: the " + vectors + " vectors are searched"
                         + " from memory until a segment is written (when a writing store closes, or at the next open)");
                 return;
             }
-            SegmentedIndex.Manifest manifest;
+            IndexManifest manifest;
             try {
-                manifest = SegmentedIndex.readManifest(manifestFile, identity);
+                manifest = IndexManifest.read(manifestFile, identity);
             } catch (IndexSegment.InvalidIndexException e) {
-                annFinding(in, Status.PROBLEM, index + SegmentedIndex.MANIFEST + ": " + e.getMessage() + "."
+                annFinding(in, Status.PROBLEM, index + IndexManifest.FILE + ": " + e.getMessage() + "."
                         + REBUILT_AT_OPEN);
                 return;
             }
             long[] inSegments = new long[0];
-            for (SegmentedIndex.ManifestEntry entry : manifest.segments()) {
+            for (IndexManifest.Segment entry : manifest.segments()) {
                 IndexSegment segment;
                 try {
                     segment = IndexSegment.load(indexDir.resolve(entry.name()), identity);

@@ -5,19 +5,12 @@ import dev.funes.StoreException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The cross-process write lock of one store: an operating-system lock on {@code write.lock} in
@@ -26,27 +19,15 @@ import java.util.concurrent.TimeUnit;
  * Readers never take it. The file's content (pid, command, since when) only describes the holder;
  * the OS lock is the truth and dies with its process, so a killed writer never leaves a stale lock.
  *
- * <p>Within one JVM, stores of the same directory first take turns on a {@link Semaphore}: POSIX
- * record locks belong to the process, and closing <em>any</em> channel on the file releases them,
- * so only the thread holding the lock may have the file open.
+ * <p>Within one JVM, stores of the same directory first take turns (see {@link DirectoryLock}).
  */
 final class WriteLock {
 
     static final String FILE = "write.lock";
-    private static final long POLL_MILLIS = 25;
-
-    /** Holders in this JVM, by the real path of the lock file. */
-    private static final ConcurrentMap<Path, InProcess> IN_THIS_JVM = new ConcurrentHashMap<>();
-
-    private static final class InProcess {
-        final Semaphore turn = new Semaphore(1, true);
-        volatile String holder = "";
-    }
 
     private final Path dir;
-    private final Path file;
+    private final DirectoryLock lock;
     private final Duration timeout;
-    private final InProcess inProcess;
 
     /**
      * @param dir     the store directory; must exist
@@ -54,37 +35,26 @@ final class WriteLock {
      */
     WriteLock(Path dir, Duration timeout) throws IOException {
         this.dir = dir;
-        this.file = dir.toRealPath().resolve(FILE);
+        this.lock = new DirectoryLock(dir, FILE);
         this.timeout = timeout;
-        this.inProcess = IN_THIS_JVM.computeIfAbsent(file, f -> new InProcess());
     }
 
     /** A held lock; closing releases it. */
-    final class Held implements AutoCloseable {
-        private final FileChannel channel;
-        private final FileLock lock;
+    static final class Held implements AutoCloseable {
+        private final DirectoryLock.Held held;
 
-        private Held(FileChannel channel, FileLock lock) {
-            this.channel = channel;
-            this.lock = lock;
+        private Held(DirectoryLock.Held held) {
+            this.held = held;
         }
 
         @Override
         public void close() {
             try {
-                channel.truncate(0); // the description would name a process that no longer holds it
+                held.channel().truncate(0); // the description would name a process that no longer holds it
             } catch (IOException ignored) {
                 // informational content only
             }
-            try {
-                lock.release();
-                channel.close();
-            } catch (IOException ignored) {
-                // closing the channel releases the lock in any case
-            } finally {
-                inProcess.holder = "";
-                inProcess.turn.release();
-            }
+            held.close();
         }
     }
 
@@ -97,48 +67,29 @@ final class WriteLock {
      */
     Held acquire(String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        DirectoryLock.Held held;
         try {
-            if (!inProcess.turn.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                throw busy("another store opened on it in this process (pid " + ProcessHandle.current().pid() + ", "
-                        + inProcess.holder + ")");
-            }
+            held = lock.acquire(what, deadline);
+        } catch (DirectoryLock.Busy e) {
+            throw busy(e.inThisJvm()
+                    ? "another store opened on it in this process (pid " + ProcessHandle.current().pid() + ", "
+                            + e.holder() + ")"
+                    : describeHolder(e.holder()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while waiting for the write lock of the store " + dir, e);
+        } catch (IOException | RuntimeException e) {
+            throw new StoreException("cannot take the write lock " + lock.file() + " of the store " + dir + ": " + e, e);
         }
-        FileChannel channel = null;
         try {
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            FileLock lock;
-            while ((lock = channel.tryLock()) == null) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw busy(describeHolder(channel));
-                }
-                Thread.sleep(Math.min(POLL_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
-            }
             String description = "pid=" + ProcessHandle.current().pid() + "\ncommand=" + command()
                     + "\nsince=" + Instant.now() + "\ndoing=" + what + "\n";
-            channel.truncate(0);
-            channel.write(ByteBuffer.wrap(description.getBytes(StandardCharsets.UTF_8)), 0);
-            inProcess.holder = what;
-            return new Held(channel, lock);
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            if (channel != null) {
-                try {
-                    channel.close();
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            inProcess.turn.release();
-            if (e instanceof StoreException se) {
-                throw se;
-            }
-            throw new StoreException("cannot take the write lock " + file + " of the store " + dir + ": " + e, e);
+            held.channel().truncate(0);
+            held.channel().write(ByteBuffer.wrap(description.getBytes(StandardCharsets.UTF_8)), 0);
+            return new Held(held);
+        } catch (IOException | RuntimeException e) {
+            held.close();
+            throw new StoreException("cannot take the write lock " + lock.file() + " of the store " + dir + ": " + e, e);
         }
     }
 
@@ -149,13 +100,13 @@ final class WriteLock {
     }
 
     /** Who holds the lock, as the holder described itself in the file. */
-    private static String describeHolder(FileChannel channel) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(4096);
-        while (buffer.hasRemaining() && channel.read(buffer, buffer.position()) > 0) {
-            // read what there is
-        }
+    private static String describeHolder(String content) {
         Properties p = new Properties();
-        p.load(new java.io.StringReader(new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8)));
+        try {
+            p.load(new java.io.StringReader(content));
+        } catch (IOException | IllegalArgumentException e) {
+            return "another process (its description is unreadable: " + e.getMessage() + ")";
+        }
         String pid = p.getProperty("pid");
         if (pid == null) {
             return "another process (it did not describe itself)";
@@ -194,6 +145,6 @@ final class WriteLock {
 
     @Override
     public String toString() {
-        return "WriteLock[" + file + "]";
+        return "WriteLock[" + lock.file() + "]";
     }
 }

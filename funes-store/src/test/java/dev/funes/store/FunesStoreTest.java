@@ -93,7 +93,7 @@ class FunesStoreTest {
 
     /** The index manifest. */
     private static Path index(Path dir) {
-        return dir.resolve(StoreIndex.DIR).resolve(SegmentedIndex.MANIFEST);
+        return dir.resolve(StoreIndex.DIR).resolve(IndexManifest.FILE);
     }
 
     /** The index's files: the manifest and the segments. */
@@ -256,7 +256,7 @@ class FunesStoreTest {
         List<List<String>> before = createStore(dir);
         Path file = segment(dir);
         Path indexDir = dir.resolve(StoreIndex.DIR);
-        int bodyCrc = SegmentedIndex.readManifest(index(dir), null).segments().get(0).bodyCrc();
+        int bodyCrc = IndexManifest.read(index(dir), null).segments().get(0).bodyCrc();
 
         // Verified before the file settled (its modification time is not 2 s older): not recorded.
         Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(3600)));
@@ -449,9 +449,9 @@ class FunesStoreTest {
         try (MemoryStore store = open(dir)) {
             store.addAll(all.subList(10, all.size()));
         }
-        SegmentedIndex.Manifest both = SegmentedIndex.readManifest(index(dir), null);
+        IndexManifest both = IndexManifest.read(index(dir), null);
         assertThat(both.segments()).hasSize(2);
-        SegmentedIndex.writeManifest(index(dir), new SegmentedIndex.Manifest(both.identity(), both.nextSegment(),
+        IndexManifest.write(index(dir), new IndexManifest(both.identity(), both.nextSegment(),
                 List.of(both.segments().get(1)), new long[0]));
         SegmentedIndex.Entry first = storedVector(dir, all.get(0).id());
         try (MemoryStore store = open(dir)) {

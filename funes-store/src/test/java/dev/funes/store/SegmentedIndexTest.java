@@ -509,7 +509,7 @@ class SegmentedIndexTest {
             assertThat(index.search(vector(1), 1, null).get(0).id()).isEqualTo(1);
         }
         assertThat(segments.get(1)).doesNotExist(); // the maintainer removed what no manifest lists
-        flipByte(dir.resolve(SegmentedIndex.MANIFEST), 20);
+        flipByte(dir.resolve(IndexManifest.FILE), 20);
         assertThatThrownBy(() -> SegmentedIndex.open(dir, dimension, small()))
                 .isInstanceOf(IOException.class).hasMessageContaining("index manifest corrupt");
     }

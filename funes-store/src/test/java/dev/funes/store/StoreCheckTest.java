@@ -293,7 +293,7 @@ class StoreCheckTest {
             throws IOException, SQLException {
         List<Memory> all = corpus.all();
         Path index = dir.resolve(StoreIndex.DIR);
-        Path manifest = index.resolve(SegmentedIndex.MANIFEST);
+        Path manifest = index.resolve(IndexManifest.FILE);
         Path saved = dir.resolveSibling(dir.getFileName() + "-saved-manifest");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(all.subList(0, 10));
@@ -302,7 +302,7 @@ class StoreCheckTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(all.subList(10, all.size()));
         }
-        SegmentedIndex.Manifest both = SegmentedIndex.readManifest(manifest, null);
+        IndexManifest both = IndexManifest.read(manifest, null);
         assertThat(both.segments()).hasSize(2);
         Files.delete(manifest);
         CheckReport none = check(dir, false);
@@ -317,13 +317,13 @@ class StoreCheckTest {
                 .contains((all.size() - 10) + " newer vectors are searched from memory");
 
         // Only the second segment listed: the first 10 vectors are in none, below its largest id.
-        SegmentedIndex.writeManifest(manifest, new SegmentedIndex.Manifest(both.identity(), both.nextSegment(),
+        IndexManifest.write(manifest, new IndexManifest(both.identity(), both.nextSegment(),
                 List.of(both.segments().get(1)), new long[0]));
         CheckReport stale = check(dir, false);
         assertThat(stale.problems()).extracting(Finding::check).containsExactly("ann");
         assertThat(finding(stale, "ann").message()).contains("stale").contains("10 missing from the segments");
 
-        SegmentedIndex.writeManifest(manifest, both);
+        IndexManifest.write(manifest, both);
         sql(dir, "DELETE FROM memories WHERE id = '" + all.get(0).id() + "'",
                 "DELETE FROM vectors WHERE id NOT IN (SELECT vector_id FROM memories)");
         CheckReport deleted = check(dir, false);
