@@ -4,17 +4,17 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /**
- * The embedding models Funes ships, read from the {@code langchain4j-embeddings-*} jars on the
- * class path (only their {@code .onnx} file and {@code tokenizer.json} are used). All return
- * 384-dimensional vectors. {@code funes-embed} brings the {@link #DEFAULT} model only; each other
- * model is an optional artifact of its own ({@code dev.funes:funes-model-<id>}), named by the error
- * when a store built with it is opened without it.
+ * The embedding models Funes ships, read from the class path: each model's {@code .onnx} file and
+ * tokenizer are in its artifact {@code dev.funes:funes-model-<id>} (copied from LangChain4j's
+ * model jars). All return 384-dimensional vectors. {@code funes-embed} brings the {@link #DEFAULT}
+ * model only; the others are optional, and the error opening a store built with a missing one names
+ * its artifact.
  */
 public enum BundledModel {
 
     /** all-MiniLM-L6-v2 quantized to int8: mean pooling, no query prefix, 256 tokens. */
     ALL_MINILM_L6_V2_Q("all-minilm-l6-v2-q", "all-minilm-l6-v2-q",
-            "funes-embed", Pooling.MEAN, "", 256),
+            "funes-model-all-minilm-l6-v2-q", Pooling.MEAN, "", 256),
 
     /** all-MiniLM-L6-v2 in fp32: mean pooling, no query prefix, 256 tokens. */
     ALL_MINILM_L6_V2("all-minilm-l6-v2", "all-minilm-l6-v2",
