@@ -28,14 +28,6 @@ public record ScoreParts(int denseRank, double denseSimilarity, int lexicalRank,
                          double rerankAdjustment) {
 
     /**
-     * Parts without the split of the score into contributions (they are NaN, the rerank
-     * adjustment 0); the constructor of the first version of this record, kept for its callers.
-     */
-    public ScoreParts(int denseRank, double denseSimilarity, int lexicalRank, double lexicalScore, double fused) {
-        this(denseRank, denseSimilarity, lexicalRank, lexicalScore, fused, Double.NaN, Double.NaN, 0);
-    }
-
-    /**
      * Parts whose final score is the sum of the contributions and the adjustment.
      *
      * @param denseRank           rank among the dense candidates, 0 if absent

@@ -68,15 +68,6 @@ public record SearchRequest(String query, int limit, String project, String agen
         retrieval = retrieval == null ? Retrieval.HYBRID : retrieval;
     }
 
-    /**
-     * A hybrid request without a file filter; the constructor of the first version of this
-     * record, kept for its callers.
-     */
-    public SearchRequest(String query, int limit, String project, String agent, String session,
-                         Set<MemoryKind> kinds, Instant after, Instant before) {
-        this(query, limit, project, agent, session, kinds, after, before, null, Retrieval.HYBRID);
-    }
-
     /** A request for the query with the default limit and no filters. */
     public static SearchRequest of(String query) {
         return builder(query).build();

@@ -30,15 +30,4 @@ public record StoreStats(long memories, long sessions, long sources, long vector
         byKind = Map.copyOf(byKind);
         redactions = redactions == null ? Map.of() : Map.copyOf(redactions);
     }
-
-    /**
-     * Stats without redaction counts; the constructor of the first version of this record, kept
-     * for its callers.
-     */
-    public StoreStats(long memories, long sessions, long sources, long vectors,
-                      Map<String, Long> byAgent, Map<String, Long> byKind,
-                      String modelId, int dimension, long databaseBytes, long indexBytes) {
-        this(memories, sessions, sources, vectors, byAgent, byKind, modelId, dimension, databaseBytes, indexBytes,
-                Map.of());
-    }
 }

@@ -50,11 +50,9 @@ class SearchRequestTest {
     }
 
     @Test
-    void retrievalDefaultsToHybridAndOldConstructorStillWorks() {
+    void retrievalDefaultsToHybrid() {
         assertThat(SearchRequest.of("q").retrieval()).isEqualTo(Retrieval.HYBRID);
-        SearchRequest old = new SearchRequest("q", 5, null, null, null, Set.of(), Instant.EPOCH, null);
-        assertThat(old.retrieval()).isEqualTo(Retrieval.HYBRID);
-        assertThat(old.file()).isNull();
+        assertThat(SearchRequest.builder("q").limit(5).build().file()).isNull();
         assertThat(SearchRequest.builder("q").retrieval(Retrieval.LEXICAL).build().retrieval())
                 .isEqualTo(Retrieval.LEXICAL);
         assertThat(Retrieval.fromLabel("Dense")).isEqualTo(Retrieval.DENSE);
@@ -67,8 +65,8 @@ class SearchRequestTest {
         assertThat(p.fused()).isEqualTo(0.45 + 0.5 - 0.5);
         assertThat(p.hasContributions()).isTrue();
         assertThat(p.explain()).isEqualTo("dense #2 (0.610) 0.4500 + lexical #1 (7.30) 0.5000 - rerank 0.5000 = 0.4500");
-        ScoreParts old = new ScoreParts(0, Double.NaN, 1, 1.0, 1.0);
-        assertThat(old.hasContributions()).isFalse();
-        assertThat(old.explain()).isEqualTo("lexical #1 (1.00) -> 1.0000");
+        ScoreParts unsplit = new ScoreParts(0, Double.NaN, 1, 1.0, 1.0, Double.NaN, Double.NaN, 0);
+        assertThat(unsplit.hasContributions()).isFalse();
+        assertThat(unsplit.explain()).isEqualTo("lexical #1 (1.00) -> 1.0000");
     }
 }

@@ -55,33 +55,6 @@ public record IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, i
         changedFiles = changedFiles == null ? List.of() : List.copyOf(changedFiles);
     }
 
-    /** A report with no memory removed and no file changed (the shape before those counts existed). */
-    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
-                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
-                       Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
-                       int filesSkippedByRequest, int filesResumed, long bytesRead) {
-        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
-                textsEmbedded, recordsSkipped, redactions, problems, elapsed, filesSkippedByRequest, filesResumed,
-                bytesRead, 0, 0, 0, List.of());
-    }
-
-    /** A report with no file resumed (the shape before that count existed). */
-    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
-                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
-                       Map<String, Long> redactions, List<IndexProblem> problems, Duration elapsed,
-                       int filesSkippedByRequest) {
-        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
-                textsEmbedded, recordsSkipped, redactions, problems, elapsed, filesSkippedByRequest, 0, 0);
-    }
-
-    /** A report with no redaction and no file skipped by request (the shape before those counts existed). */
-    public IndexReport(int filesSeen, int filesIndexed, int filesUnchanged, int filesFailed, int filesIgnored,
-                       long memoriesAdded, long memoriesUnchanged, long textsEmbedded, long recordsSkipped,
-                       List<IndexProblem> problems, Duration elapsed) {
-        this(filesSeen, filesIndexed, filesUnchanged, filesFailed, filesIgnored, memoriesAdded, memoriesUnchanged,
-                textsEmbedded, recordsSkipped, Map.of(), problems, elapsed, 0, 0, 0);
-    }
-
     /** Secrets redacted, of all types. */
     public long secretsRedacted() {
         long n = 0;

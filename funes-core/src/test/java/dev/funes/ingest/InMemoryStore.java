@@ -164,7 +164,7 @@ final class InMemoryStore implements MemoryStore {
         List<SearchHit> hits = new ArrayList<>();
         for (Memory m : memories.values()) {
             if (request.matches(m) && m.text().toLowerCase(Locale.ROOT).contains(q) && hits.size() < request.limit()) {
-                hits.add(new SearchHit(m, 1.0, new ScoreParts(0, Double.NaN, 1, 1.0, 1.0)));
+                hits.add(new SearchHit(m, 1.0, new ScoreParts(0, Double.NaN, 1, 1.0, 1.0, Double.NaN, Double.NaN, 0)));
             }
         }
         return hits;
@@ -186,7 +186,7 @@ final class InMemoryStore implements MemoryStore {
     public synchronized StoreStats stats() {
         check();
         return new StoreStats(memories.size(), memories.values().stream().map(Memory::session).distinct().count(),
-                sources.size(), embedded.size(), Map.of(), Map.of(), "none", 0, 0, 0);
+                sources.size(), embedded.size(), Map.of(), Map.of(), "none", 0, 0, 0, Map.of());
     }
 
     synchronized List<Memory> all() {

@@ -80,7 +80,7 @@ class IndexerRedactionTest {
     @Test
     void reportCountsAreSortedAndSummedInTheSummary() {
         IndexReport report = new IndexReport(1, 1, 0, 0, 0, 2, 0, 2, 0, Map.of("jwt", 2L, "aws-access-key-id", 1L),
-                List.of(), java.time.Duration.ofMillis(100), 0);
+                List.of(), java.time.Duration.ofMillis(100), 0, 0, 0, 0, 0, 0, List.of());
 
         assertThat(report.redactions().keySet()).containsExactly("aws-access-key-id", "jwt");
         assertThat(report.secretsRedacted()).isEqualTo(3);

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -449,8 +450,8 @@ class IndexerTest {
 
     @Test
     void reportSummaryIsOneLine() {
-        IndexReport report = new IndexReport(12, 3, 8, 1, 0, 140, 20, 150, 2,
-                List.of(new IndexProblem(tmp, 0, "x")), java.time.Duration.ofMillis(1234));
+        IndexReport report = new IndexReport(12, 3, 8, 1, 0, 140, 20, 150, 2, Map.of(),
+                List.of(new IndexProblem(tmp, 0, "x")), java.time.Duration.ofMillis(1234), 0, 0, 0, 0, 0, 0, List.of());
 
         assertThat(report.summary()).isEqualTo("12 files: 3 indexed, 8 unchanged, 1 failed; "
                 + "140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 1 problem; 1.2 s");

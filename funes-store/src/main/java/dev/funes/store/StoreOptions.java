@@ -79,49 +79,13 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
     }
 
     /**
-     * Options with the {@linkplain #DEFAULT_WRITE_LOCK_TIMEOUT default write lock timeout}; the
-     * constructor of the first version of this record, kept for its callers.
-     */
-    public StoreOptions(int candidates, int freshLimit, int readConnections) {
-        this(candidates, freshLimit, readConnections, DEFAULT_WRITE_LOCK_TIMEOUT);
-    }
-
-    /**
-     * Options with the {@linkplain Redactor#standard() standard redactor}; the constructor of the
-     * second version of this record, kept for its callers.
-     */
-    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout) {
-        this(candidates, freshLimit, readConnections, writeLockTimeout, Redactor.standard());
-    }
-
-    /**
-     * Options with the default {@linkplain FusionOptions#defaults() fusion} and
-     * {@linkplain RerankOptions#defaults() rerank stage}; the constructor of the third version of
-     * this record, kept for its callers.
-     */
-    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
-                        Redactor redactor) {
-        this(candidates, freshLimit, readConnections, writeLockTimeout, redactor, FusionOptions.defaults(),
-                RerankOptions.defaults());
-    }
-
-    /**
-     * Options with the {@linkplain #DEFAULT_LEXICAL_BUDGET default postings budget}; the
-     * constructor of the fourth version of this record, kept for its callers.
-     */
-    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
-                        Redactor redactor, FusionOptions fusion, RerankOptions rerank) {
-        this(candidates, freshLimit, readConnections, writeLockTimeout, redactor, fusion, rerank,
-                DEFAULT_LEXICAL_BUDGET);
-    }
-
-    /**
      * 100 candidates, a fresh (memtable) limit of 20,000 vectors, 4 read connections, a 10 s write
      * lock timeout, the standard redactor, min-max fusion with equal weights, the default rerank
      * stage and the {@linkplain #DEFAULT_LEXICAL_BUDGET default postings budget}.
      */
     public static StoreOptions defaults() {
-        return new StoreOptions(100, 20_000, 4, DEFAULT_WRITE_LOCK_TIMEOUT);
+        return new StoreOptions(100, 20_000, 4, DEFAULT_WRITE_LOCK_TIMEOUT, Redactor.standard(), FusionOptions.defaults(),
+                RerankOptions.defaults(), DEFAULT_LEXICAL_BUDGET);
     }
 
     /** A builder that starts from the {@linkplain #defaults() defaults}. */

@@ -2,7 +2,6 @@ package dev.funes.store;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -14,12 +13,13 @@ import static org.assertj.core.api.Assertions.within;
 class RetrievalOptionsTest {
 
     @Test
-    void defaultsAreMinMaxFusionAndTheRerankStageAndOldConstructorsKeepThem() {
+    void defaultsAreMinMaxFusionAndTheRerankStage() {
         assertThat(StoreOptions.defaults().fusion()).isEqualTo(FusionOptions.MINMAX);
         assertThat(StoreOptions.defaults().rerank()).isEqualTo(RerankOptions.DEFAULT);
-        StoreOptions old = new StoreOptions(100, 1000, 4, Duration.ofSeconds(1));
-        assertThat(old.fusion()).isEqualTo(FusionOptions.MINMAX);
-        assertThat(old.rerank()).isEqualTo(RerankOptions.DEFAULT);
+        StoreOptions built = StoreOptions.builder().candidates(100).build();
+        assertThat(built.fusion()).isEqualTo(FusionOptions.MINMAX);
+        assertThat(built.rerank()).isEqualTo(RerankOptions.DEFAULT);
+        assertThat(built.lexicalBudget()).isEqualTo(StoreOptions.DEFAULT_LEXICAL_BUDGET);
         StoreOptions rrf = StoreOptions.builder().fusion(FusionOptions.RRF).rerank(RerankOptions.NONE).build();
         assertThat(rrf.fusion().method()).isEqualTo(FusionOptions.Method.RRF);
         assertThat(rrf.rerank().enabled()).isFalse();
