@@ -164,7 +164,7 @@ class GenerationsTest {
         assertThat(Continuation.parse(store.source(file).orElseThrow().resume())).isNotNull();
         List<Memory> before = store.all();
 
-        assertThat(lineEnd(large, 8)).isGreaterThan(Indexer.FINGERPRINT_BYTES);
+        assertThat(lineEnd(large, 8)).isGreaterThan(FileSnapshot.FINGERPRINT_BYTES);
         Files.write(file, java.util.Arrays.copyOf(large, lineEnd(large, 8)));
         IndexReport report = indexer.index(List.of(file));
         Growth.assertNewGeneration(store, file, before, report);

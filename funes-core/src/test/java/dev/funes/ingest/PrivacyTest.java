@@ -202,9 +202,9 @@ class PrivacyTest {
         byte[] marker = Privacy.IGNORE_MARKER.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         System.arraycopy(marker, 0, bytes, 64 * 1024 - 5, marker.length);
         Path file = Records.write(tmp.resolve("big.txt"), bytes);
-        assertThat(Indexer.containsIgnoreMarker(file)).isTrue();
+        assertThat(IgnoreDirectives.containsIgnoreMarker(file)).isTrue();
         Path clean = Records.write(tmp.resolve("clean.txt"), "funes: ignore funes:ignor");
-        assertThat(Indexer.containsIgnoreMarker(clean)).isFalse();
+        assertThat(IgnoreDirectives.containsIgnoreMarker(clean)).isFalse();
     }
 
     private static String selfMcp(int n, String messageId, String toolUseId, String tool) {
