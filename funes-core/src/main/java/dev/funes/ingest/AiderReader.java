@@ -11,8 +11,6 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -39,7 +37,9 @@ import java.util.regex.Pattern;
  * {@code #### } lines, Aider's own messages as {@code > } lines, and the model's replies as
  * plain Markdown (with SEARCH/REPLACE edit blocks). Lines are grouped into blocks by that prefix;
  * inside a fenced code block, every line belongs to the reply. A block longer than
- * {@link Chunker#MAX_LINES} is cited in pieces, so each memory stays focused. See docs/FORMATS.md.
+ * {@link Chunker#MAX_LINES} is cited in pieces, so each memory stays focused. This class decides
+ * which block each line belongs to; an {@link AiderReply} reads each of the model's replies.
+ * See docs/FORMATS.md.
  *
  * <p>A read may start at a request ({@link Resume}): there every earlier block has ended, and
  * what the reader still needs of the past (the session's id, start, project, settings and
@@ -52,13 +52,9 @@ final class AiderReader {
     static final String HEADER = "# aider chat started at ";
     /** Lines of one piece handed to the chunker: a long reply or request is cited in pieces. */
     static final int PIECE_LINES = Chunker.MAX_LINES;
-    /** Lines of a fence read before deciding whether it holds an edit. */
-    private static final int FENCE_LOOKAHEAD = 3;
 
     private static final DateTimeFormatter HEADER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
     private static final DateTimeFormatter SESSION_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss", Locale.ROOT);
-    private static final Pattern FENCE = Pattern.compile("^(`{3,}|~{3,})");
-    private static final Pattern THINK_OPEN = Pattern.compile("^<(thinking-content-[0-9a-f]+|think|thinking)>\\s*$");
     private static final Pattern APPLIED = Pattern.compile("^Applied edit to (.+?)\\s*$");
     private static final Pattern COMMIT = Pattern.compile("^Commit ([0-9a-f]{7,40}) (.+)$");
     private static final Pattern ADDED = Pattern.compile("^Added (.+?) to the chat(?: \\(read-only\\))?\\.?$");
@@ -66,7 +62,8 @@ final class AiderReader {
     private static final Pattern VERSION = Pattern.compile("^Aider v(\\S+)");
     private static final Pattern MODEL = Pattern.compile("^(?:Main model|Model): (\\S+)");
     private static final Pattern WORKING_DIR = Pattern.compile("^(?:Git working dir|Git repository created in):? (.+)$");
-    private static final Pattern PATH = Pattern.compile("^[\\w.@~+-]*[\\w@~+-]+(?:[/\\\\][\\w.@~+ -]+)*\\.?[\\w-]*$");
+    /** A file name as Aider prints it. */
+    static final Pattern PATH = Pattern.compile("^[\\w.@~+-]*[\\w@~+-]+(?:[/\\\\][\\w.@~+ -]+)*\\.?[\\w-]*$");
     private static final List<String> NOISE = List.of("Tokens: ", "You can use /undo", "Retrying in ", "Cost estimates",
             "Copied code context", "Repo-map can't", "Restored previous conversation", "All chat history cleared",
             "https://aider.chat/", "For more info", "Scraping ", "Warning: ", "Cur working dir:", "Git working dir:",
@@ -75,7 +72,6 @@ final class AiderReader {
             "Run shell command?", "Add command output to the chat?", "Fix lint errors", "Attempt to fix");
     private static final Pattern USER_PROMPT = Pattern.compile("<UserPrompt>(.*?)(?:</UserPrompt>|$)", Pattern.DOTALL);
     private static final Pattern SYSTEM_PROMPT = Pattern.compile("<SystemPrompt>.*?(?:</SystemPrompt>|$)", Pattern.DOTALL);
-    private static final Set<String> TAG_FENCES = Set.of("<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>");
     static final String WATCH_REQUEST = "(a request written as an AI! comment in the code)";
     /** Commands whose argument is a request to the model; every other command is an instruction to Aider. */
     private static final Set<String> ASKING = Set.of("/ask", "/code", "/architect", "/context", "/help");
@@ -126,24 +122,20 @@ final class AiderReader {
     private Piece toolAdded;
     private boolean toolInterrupted;
 
-    private Piece text;
-    private Piece thinking;
-    /** The line that ends the thinking block being read, or null outside one. */
-    private String thinkClose;
-    private Fence fence;
-    private MessageDigest replyDigest;
+    /** The reply being read, or null outside one. */
+    private AiderReply reply;
+    /** The digest of the last reply's words ({@link AiderReply#digest}), or null. */
     private byte[] lastReply;
-    private int replyStart;
 
     private String requestKey;
     private boolean answeredSinceRequest;
 
     /** One line of the file: number, byte range, content without newline and trailing spaces. */
-    private record Line(int number, long start, long end, String text, boolean hardBreak) {
+    record Line(int number, long start, long end, String text, boolean hardBreak) {
     }
 
     /** Lines gathered into one piece for the chunker. */
-    private static final class Piece {
+    static final class Piece {
         final Line first;
         Line last;
         final StringBuilder text = new StringBuilder();
@@ -185,49 +177,6 @@ final class AiderReader {
             beforeLast = null;
             lines--;
             return true;
-        }
-    }
-
-    /** A fenced block of a reply: code, SEARCH/REPLACE edits, or a whole file named on the line above. */
-    private static final class Fence {
-        final Line open;
-        final String marker;
-        /** The file name on the line just above the fence, or null. */
-        final Line pathAbove;
-        final List<Line> head = new ArrayList<>();
-        boolean decided;
-        boolean code;
-        boolean wholeFile;
-        Line lastLine;
-        /** For a whole file: its last non-blank line within one piece of the file name. */
-        Line lastCited;
-        int wholeLines;
-        /** The last file name read inside the fence, for the next SEARCH block. */
-        Line pathInside;
-        String editPath;
-        Line editFirst;
-        Line editCited;
-        int section;
-        int searchLines;
-        int replaceLines;
-        final Set<String> searched = new java.util.HashSet<>();
-        final List<String> added = new ArrayList<>();
-        /** The replacement text of the current edit, or the whole file written, in full (its passages). */
-        final StringBuilder content = new StringBuilder();
-
-        Fence(Line open, String marker, Line pathAbove) {
-            this.open = open;
-            this.marker = marker;
-            this.pathAbove = pathAbove;
-            this.lastLine = open;
-        }
-
-        boolean closes(String line) {
-            String t = line.strip();
-            if (marker.startsWith("<")) {
-                return t.equals("</" + marker.substring(1));
-            }
-            return t.length() >= marker.length() && t.chars().allMatch(c -> c == marker.charAt(0));
         }
     }
 
@@ -422,8 +371,8 @@ final class AiderReader {
             return;
         }
         boolean aiderLine = line.hardBreak() && (s.startsWith("> ") || s.startsWith(">") && s.isBlank() || s.startsWith("#### "));
-        if (kind == Kind.REPLY && (fence != null || thinkClose != null) && !aiderLine) {
-            replyLine(line);
+        if (kind == Kind.REPLY && reply.inBlock() && !aiderLine) {
+            reply.line(line);
             return;
         }
         if (s.startsWith("####") && (s.length() == 4 || s.charAt(4) == ' ')) {
@@ -446,7 +395,7 @@ final class AiderReader {
             if (kind == Kind.USER || kind == Kind.TOOL) {
                 endBlock();
             } else if (kind == Kind.REPLY) {
-                replyLine(line);
+                reply.line(line);
             }
             return;
         }
@@ -459,9 +408,9 @@ final class AiderReader {
         if (kind != Kind.REPLY) {
             endBlock();
             kind = Kind.REPLY;
-            startReply(line);
+            reply = new AiderReply(line, chunker, this::rec, this::answered);
         }
-        replyLine(line);
+        reply.line(line);
     }
 
     private void endBlock() {
@@ -545,7 +494,7 @@ final class AiderReader {
             chunker.passive(all);
             return;
         }
-        byte[] digest = digest(typed);
+        byte[] digest = AiderReply.digest(typed);
         if (lastReply != null && Arrays.equals(digest, lastReply)) {
             // Architect mode hands the architect's reply to the editor model as a user message.
             chunker.passive(all);
@@ -616,7 +565,7 @@ final class AiderReader {
             chunker.passive(rec);
         } else if ((m = APPLIED.matcher(s)).matches()) {
             flushTool();
-            chunker.toolResult(rec, editId(m.group(1)), s, false);
+            chunker.toolResult(rec, AiderReply.editId(m.group(1)), s, false);
             answered();
         } else if ((m = COMMIT.matcher(s)).matches()) {
             flushTool();
@@ -736,275 +685,9 @@ final class AiderReader {
                 && !s.contains(" ");
     }
 
-    // ---- the model's replies -----------------------------------------------------------------
-
-    private void startReply(Line line) {
-        replyStart = line.number();
-        replyDigest = newDigest();
-        text = null;
-        thinking = null;
-        thinkClose = null;
-        fence = null;
-    }
-
-    private void replyLine(Line line) {
-        String s = line.text();
-        if (!s.isBlank()) {
-            update(replyDigest, s);
-        }
-        if (thinkClose != null) {
-            thinkingLine(line);
-            return;
-        }
-        if (fence != null) {
-            fenceLine(line);
-            return;
-        }
-        Matcher think = THINK_OPEN.matcher(s.strip());
-        if (think.matches()) {
-            flushText();
-            thinkClose = "</" + think.group(1) + ">";
-            thinking = new Piece(line);
-            return;
-        }
-        String marker = fenceMarker(s.strip());
-        if (marker != null) {
-            Line pathAbove = null;
-            if (text != null && text.last.number() == line.number() - 1 && isPath(text.last.text())) {
-                // Aider names the file on the line above its content: that line belongs to the edit.
-                pathAbove = text.last;
-                if (!text.removeLast()) {
-                    text = null;
-                }
-            }
-            // What comes before the fence is handed over first, so pieces stay in file order.
-            flushText();
-            fence = new Fence(line, marker, pathAbove);
-            fence.lastCited = line;
-            return;
-        }
-        addText(line, s);
-    }
-
-    private void thinkingLine(Line line) {
-        if (line.text().strip().equals(thinkClose)) {
-            thinkClose = null;
-            if (thinking == null) {
-                thinking = new Piece(line);
-            }
-            thinking.last = line;
-            thinking.lastContent = line;
-            flushThinking();
-            return;
-        }
-        if (thinking == null) {
-            if (line.text().isBlank()) {
-                return;
-            }
-            thinking = new Piece(line);
-        }
-        thinking.add(line, line.text());
-        // Room for the opening and closing tags within one piece.
-        if (thinking.lines >= PIECE_LINES - 2) {
-            flushThinking();
-        }
-    }
-
-    private void addText(Line line, String s) {
-        if (text == null) {
-            if (s.isBlank()) {
-                return;
-            }
-            text = new Piece(line);
-        }
-        text.add(line, s);
-        if (text.lines >= PIECE_LINES) {
-            flushText();
-        }
-    }
-
-    private void fenceLine(Line line) {
-        Fence f = fence;
-        String t = line.text().strip();
-        f.lastLine = line;
-        if (f.pathAbove != null && !t.isEmpty() && line.number() - f.pathAbove.number() < PIECE_LINES) {
-            f.lastCited = line;
-        }
-        if (!f.decided) {
-            if (t.equals("<<<<<<< SEARCH")) {
-                f.decided = true;
-                Line inside = !f.head.isEmpty() && isPath(f.head.get(f.head.size() - 1).text())
-                        ? f.head.get(f.head.size() - 1) : null;
-                startEdit(f, inside != null ? inside : f.pathAbove, line);
-                return;
-            }
-            if (!f.closes(t) && f.head.size() < FENCE_LOOKAHEAD) {
-                f.head.add(line);
-                return;
-            }
-            f.decided = true;
-            if (f.pathAbove != null) {
-                f.wholeFile = true;
-                f.wholeLines = f.head.size();
-            } else {
-                // An ordinary code block: part of the reply's text.
-                f.code = true;
-                addText(f.open, f.open.text());
-                for (Line h : f.head) {
-                    addText(h, h.text());
-                }
-            }
-        }
-        if (f.code) {
-            addText(line, line.text());
-            if (f.closes(t)) {
-                fence = null;
-            }
-            return;
-        }
-        if (f.wholeFile) {
-            if (f.closes(t)) {
-                endWholeFile(f, line);
-                fence = null;
-            } else {
-                f.wholeLines++;
-                keep(f, line.text());
-            }
-            return;
-        }
-        // SEARCH/REPLACE blocks; fence-like lines inside an edit are the edited file's content.
-        if (t.equals("<<<<<<< SEARCH") && f.section == 0) {
-            startEdit(f, f.pathInside, line);
-            return;
-        }
-        if (f.section == 0) {
-            if (f.closes(t) || !f.marker.startsWith("<") && FENCE.matcher(t).find() && t.chars().allMatch(c -> c == t.charAt(0))) {
-                // Aider sometimes closes a four-backtick edit fence with three.
-                fence = null;
-            } else if (isPath(t)) {
-                f.pathInside = line;
-            }
-            return;
-        }
-        if (!t.isEmpty() && line.number() - f.editFirst.number() + 1 <= PIECE_LINES) {
-            // An edit longer than a piece is cited by its first lines: the file and the start of the change.
-            f.editCited = line;
-        }
-        if (f.section == 1 && t.equals("=======")) {
-            f.section = 2;
-        } else if (f.section == 2 && t.startsWith(">>>>>>> REPLACE")) {
-            endEdit(f);
-        } else if (f.section == 1) {
-            f.searchLines++;
-            if (f.searched.size() < 500) {
-                f.searched.add(t);
-            }
-        } else {
-            f.replaceLines++;
-            keep(f, line.text());
-            if (!t.isEmpty() && !f.searched.contains(t) && f.added.size() < 2) {
-                f.added.add(t);
-            }
-        }
-    }
-
-    private void startEdit(Fence f, Line pathLine, Line searchLine) {
-        if (pathLine != null) {
-            f.editPath = cleanPath(pathLine.text());
-        }
-        f.editFirst = pathLine != null && searchLine.number() - pathLine.number() < PIECE_LINES ? pathLine : searchLine;
-        f.editCited = searchLine;
-        f.pathInside = null;
-        f.section = 1;
-        f.searchLines = 0;
-        f.replaceLines = 0;
-        f.searched.clear();
-        f.added.clear();
-        f.content.setLength(0);
-    }
-
-    /** Keeps a line of written content up to the passages' cap. */
-    private static void keep(Fence f, String text) {
-        if (f.content.length() < Passages.MAX_CONTENT_CHARS) {
-            f.content.append(text).append('\n');
-        }
-    }
-
-    private void endEdit(Fence f) {
-        String path = f.editPath == null ? "?" : f.editPath;
-        StringBuilder label = new StringBuilder("[edit] ").append(path).append(": -").append(f.searchLines)
-                .append(" +").append(f.replaceLines).append(f.replaceLines == 1 ? " line" : " lines");
-        for (String a : f.added) {
-            label.append(" | ").append(a);
-        }
-        chunker.toolCall(rec(f.editFirst, f.editCited), "reply:" + replyStart, editId(path), "edit",
-                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS), f.content.toString());
-        answered();
-        f.section = 0;
-        f.editFirst = null;
-    }
-
-    private void endWholeFile(Fence f, Line close) {
-        String path = cleanPath(f.pathAbove.text());
-        Line last = close.number() - f.pathAbove.number() < PIECE_LINES ? close
-                : f.lastCited != null ? f.lastCited : f.open;
-        chunker.toolCall(rec(f.pathAbove, last), "reply:" + replyStart, editId(path), "write",
-                Text.oneLine("[write] " + path + " (" + f.wholeLines + (f.wholeLines == 1 ? " line)" : " lines)"),
-                        ToolRender.LABEL_CHARS), f.content.toString());
-        answered();
-    }
-
-    private void flushText() {
-        if (text == null) {
-            return;
-        }
-        Piece p = text;
-        text = null;
-        String body = p.text.toString().strip();
-        if (!body.isEmpty()) {
-            chunker.text(rec(p.first, p.lastContent), "reply:" + replyStart, body);
-            answered();
-        }
-    }
-
-    private void flushThinking() {
-        if (thinking == null) {
-            return;
-        }
-        Piece p = thinking;
-        thinking = null;
-        String body = p.text.toString().strip();
-        if (!body.isEmpty()) {
-            chunker.thinking(rec(p.first, p.lastContent), "reply:" + replyStart, body);
-            answered();
-        } else {
-            chunker.passive(rec(p.first, p.last));
-        }
-    }
-
     private void endReply() {
-        Fence f = fence;
-        fence = null;
-        if (f != null && f.section != 0) {
-            endEdit(f);
-        } else if (f != null && f.wholeFile) {
-            endWholeFile(f, f.lastLine);
-        } else if (f != null && !f.decided) {
-            if (f.pathAbove != null) {
-                f.wholeLines = f.head.size();
-                endWholeFile(f, f.lastLine);
-            } else {
-                addText(f.open, f.open.text());
-                for (Line h : f.head) {
-                    addText(h, h.text());
-                }
-            }
-        }
-        thinkClose = null;
-        flushThinking();
-        flushText();
-        lastReply = replyDigest == null ? null : replyDigest.digest();
-        replyDigest = null;
+        lastReply = reply.end();
+        reply = null;
     }
 
     private void answered() {
@@ -1025,68 +708,11 @@ final class AiderReader {
         return SYSTEM_PROMPT.matcher(typed).replaceAll("").strip();
     }
 
-    /** The fence a line opens: a run of backticks or tildes, or one of the tags Aider can fence code with. */
-    private static String fenceMarker(String line) {
-        Matcher m = FENCE.matcher(line);
-        if (m.find()) {
-            return m.group(1);
-        }
-        return TAG_FENCES.contains(line) ? line : null;
-    }
-
-    private static boolean isPath(String s) {
-        String t = cleanPath(s);
-        return !t.isEmpty() && t.length() < 300 && PATH.matcher(t).matches()
-                && (t.contains(".") || t.contains("/") || t.contains("\\"));
-    }
-
-    /** The file name as Aider prints it above an edit, without Markdown decoration. */
-    private static String cleanPath(String s) {
-        String t = s.strip();
-        while (!t.isEmpty() && "#*`:".indexOf(t.charAt(0)) >= 0) {
-            t = t.substring(1).strip();
-        }
-        while (!t.isEmpty() && "*`:".indexOf(t.charAt(t.length() - 1)) >= 0) {
-            t = t.substring(0, t.length() - 1).strip();
-        }
-        return t;
-    }
-
-    private static String editId(String path) {
-        return "edit:" + cleanPath(path).replace('\\', '/');
-    }
-
     private static String normal(String s) {
         return s.strip().replaceAll("\\s+", " ");
     }
 
-    private static byte[] digest(String text) {
-        MessageDigest d = newDigest();
-        for (String line : text.split("\n")) {
-            if (!line.isBlank()) {
-                update(d, line);
-            }
-        }
-        return d.digest();
-    }
-
-    /** Adds one non-blank line to a digest of the text's words, so line breaks and indents do not matter. */
-    private static void update(MessageDigest d, String line) {
-        for (String word : line.strip().split("\\s+")) {
-            d.update(word.getBytes(StandardCharsets.UTF_8));
-            d.update((byte) ' ');
-        }
-    }
-
-    private static MessageDigest newDigest() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    }
-
     private static byte[] sha256(String s) {
-        return newDigest().digest(s.getBytes(StandardCharsets.UTF_8));
+        return AiderReply.newDigest().digest(s.getBytes(StandardCharsets.UTF_8));
     }
 }
