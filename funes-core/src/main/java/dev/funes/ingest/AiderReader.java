@@ -216,7 +216,7 @@ final class AiderReader {
         }
         lastEnd = from;
         boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(),
-                JsonLinesReader.MAX_LINE_BYTES, problems, lines -> {
+                JsonLinesReader.MAX_LINE_BYTES, problems, () -> PassageSink.stopped(sink), lines -> {
                     lastEnd = lines.end();
                     if (!plan.verified) {
                         verify(lines);

@@ -130,7 +130,7 @@ abstract class JsonLinesReader {
         }
         lastEnd = from;
         boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(), MAX_LINE_BYTES,
-                problems, lines -> {
+                problems, () -> PassageSink.stopped(sink), lines -> {
                     lastEnd = lines.end();
                     line(lines);
                     drain();

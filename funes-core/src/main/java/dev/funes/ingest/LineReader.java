@@ -9,6 +9,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -72,12 +73,24 @@ final class LineReader {
      */
     static boolean readFile(Path file, long offset, int line, int maxLineBytes, Problems problems,
                             Consumer<LineReader> perLine) {
+        return readFile(file, offset, line, maxLineBytes, problems, () -> false, perLine);
+    }
+
+    /**
+     * Like {@link #readFile(Path, long, int, int, Problems, Consumer)}, ending early (false) once
+     * {@code stopped} says so after a line: the sink of what is read wants no more.
+     */
+    static boolean readFile(Path file, long offset, int line, int maxLineBytes, Problems problems,
+                            BooleanSupplier stopped, Consumer<LineReader> perLine) {
         LineReader lines = null;
         try (SeekableByteChannel channel = Files.newByteChannel(file); InputStream in = Channels.newInputStream(channel)) {
             channel.position(offset);
             lines = new LineReader(in, maxLineBytes, offset, line - 1);
             while (lines.next()) {
                 perLine.accept(lines);
+                if (stopped.getAsBoolean()) {
+                    return false;
+                }
             }
             return true;
         } catch (NoSuchFileException e) {
