@@ -379,7 +379,7 @@ final class McpTools {
         ArrayNode hits = result.putArray("hits");
         for (WhyHit hit : Why.over(store).why(request)) {
             ObjectNode node = compactHit(new SearchHit(hit.memory(), hit.confidence(),
-                    new dev.funes.ScoreParts(0, 0, 0, 0, hit.confidence())));
+                    new dev.funes.ScoreParts(0, 0, 0, 0, hit.confidence(), Double.NaN, Double.NaN, 0)));
             node.remove("score");
             node.put("evidence", hit.evidence().label());
             node.put("confidence", hit.confidence());

@@ -62,7 +62,7 @@ final class WhyCommand implements Callable<Integer> {
 
     /** A hit in the search hit form (docs/CLI.md) plus how it was linked. */
     static ObjectNode json(WhyHit hit) {
-        ObjectNode node = HitJson.hit(new SearchHit(hit.memory(), hit.confidence(), new ScoreParts(0, 0, 0, 0, hit.confidence())));
+        ObjectNode node = HitJson.hit(new SearchHit(hit.memory(), hit.confidence(), new ScoreParts(0, 0, 0, 0, hit.confidence(), Double.NaN, Double.NaN, 0)));
         node.remove("scoreParts");
         node.put("evidence", hit.evidence().label());
         node.put("confidence", hit.confidence());
