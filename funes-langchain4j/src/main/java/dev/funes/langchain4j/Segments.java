@@ -7,6 +7,10 @@ import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
 
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -61,8 +65,9 @@ final class Segments {
      *
      * @param segment      {@code null} for an embedding without a segment
      * @param defaultAgent the agent when the metadata names none
-     * @throws IllegalArgumentException if {@code timestamp} is not an Integer or Long epoch
-     *                                  milliseconds within years 0 to 9999
+     * @throws IllegalArgumentException if {@code timestamp} is a number of epoch milliseconds
+     *                                  outside years 0 to 9999, or of a type other than Integer,
+     *                                  Long or String
      */
     static Memory toMemory(String id, TextSegment segment, String defaultAgent) {
         Map<String, Object> meta = segment == null ? Map.of() : segment.metadata().toMap();
@@ -71,9 +76,8 @@ final class Segments {
                 .project(name(meta.get(PROJECT), null))
                 .session(name(meta.get(SESSION), null))
                 .metadata(MARKER, segment == null ? EMBEDDING : SEGMENT);
-        Object timestamp = meta.get(TIMESTAMP);
-        if (timestamp != null) {
-            Instant t = Instant.ofEpochMilli(timestamp(timestamp, id));
+        Instant t = time(meta.get(TIMESTAMP), id);
+        if (t != null) {
             b.time(t, t);
         }
         for (Map.Entry<String, Object> e : meta.entrySet()) {
@@ -176,18 +180,58 @@ final class Segments {
         return null;
     }
 
-    private static long timestamp(Object value, String id) {
+    /**
+     * The time a {@code timestamp} value names: epoch milliseconds as an Integer or Long, or a
+     * String holding an ISO-8601 instant ({@code 2026-12-04T10:15:30Z}), a date-time with an offset,
+     * a date (midnight UTC) or epoch milliseconds in digits. Another String is kept as metadata
+     * only ({@code null}: the entry has no time), as LangChain4j itself would.
+     */
+    static Instant time(Object value, String id) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof String text) {
+            return parseTime(text.strip(), id);
+        }
         if (!(value instanceof Integer || value instanceof Long)) {
             throw new IllegalArgumentException("entry " + id + ": metadata '" + TIMESTAMP + "' must be epoch milliseconds"
-                    + " as an Integer or Long (Funes filters on it by time), not " + value.getClass().getSimpleName()
-                    + " " + value);
+                    + " as an Integer or Long, or an ISO-8601 String (Funes filters on it by time), not "
+                    + value.getClass().getSimpleName() + " " + value);
         }
-        long ms = ((Number) value).longValue();
+        return epochMillis(((Number) value).longValue(), id);
+    }
+
+    private static Instant parseTime(String text, String id) {
+        if (text.matches("-?\\d{1,19}")) {
+            try {
+                return epochMillis(Long.parseLong(text), id);
+            } catch (NumberFormatException tooLong) {
+                return null;
+            }
+        }
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException notInstant) {
+            // try the next form
+        }
+        try {
+            return OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException notOffset) {
+            // try the next form
+        }
+        try {
+            return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+        } catch (DateTimeParseException notDate) {
+            return null;
+        }
+    }
+
+    private static Instant epochMillis(long ms, String id) {
         if (ms < MIN_TIMESTAMP || ms > MAX_TIMESTAMP) {
             throw new IllegalArgumentException("entry " + id + ": metadata '" + TIMESTAMP + "' " + ms
                     + " is outside years 0 to 9999");
         }
-        return ms;
+        return Instant.ofEpochMilli(ms);
     }
 
     static String encode(Object value) {

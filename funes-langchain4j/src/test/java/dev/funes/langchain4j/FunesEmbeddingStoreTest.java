@@ -105,9 +105,31 @@ class FunesEmbeddingStoreTest {
         assertThatThrownBy(() -> embeddingStore.addAll(List.of(e, e), List.of(good, bad)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'timestamp' must be epoch milliseconds").hasMessageContaining("Double");
+        assertThatThrownBy(() -> embeddingStore.add(e, TextSegment.from("far", new Metadata().put("timestamp", "999999999999999999"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside years 0 to 9999");
         assertThatThrownBy(() -> embeddingStore.add(e, TextSegment.from("far", new Metadata().put("timestamp", Long.MAX_VALUE))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside years 0 to 9999");
         assertThat(store.stats().memories()).isZero();
+    }
+
+    @Test
+    void aStringTimestampIsReadAsATimeOrKeptAsMetadata() {
+        String iso = add("iso", new Metadata().put("timestamp", "2026-12-04T10:15:30Z"));
+        String offset = add("offset", new Metadata().put("timestamp", "2026-12-04T11:15:30+01:00"));
+        String date = add("date", new Metadata().put("timestamp", "2026-12-04"));
+        String digits = add("digits", new Metadata().put("timestamp", "1764843330000"));
+        String words = add("words", new Metadata().put("timestamp", "yesterday afternoon"));
+
+        Instant t = Instant.parse("2026-12-04T10:15:30Z");
+        assertThat(store.get(iso).orElseThrow().startedAt()).isEqualTo(t);
+        assertThat(store.get(offset).orElseThrow().endedAt()).isEqualTo(t);
+        assertThat(store.get(date).orElseThrow().startedAt()).isEqualTo(Instant.parse("2026-12-04T00:00:00Z"));
+        assertThat(store.get(digits).orElseThrow().startedAt()).isEqualTo(Instant.ofEpochMilli(1764843330000L));
+        assertThat(store.get(words).orElseThrow().startedAt()).isNull();
+        // What was given comes back as given, a String.
+        assertThat(embeddingStore.search(EmbeddingSearchRequest.builder().queryEmbedding(model.embed("words").content())
+                .maxResults(5).build()).matches()).filteredOn(m -> m.embeddingId().equals(words)).singleElement()
+                .satisfies(m -> assertThat(m.embedded().metadata().getString("timestamp")).isEqualTo("yesterday afternoon"));
     }
 
     @Test
