@@ -1,8 +1,5 @@
 package dev.funes.store;
 
-import io.github.jbellis.jvector.graph.ImmutableGraphIndex;
-import io.github.jbellis.jvector.graph.ListRandomAccessVectorValues;
-import io.github.jbellis.jvector.graph.RandomAccessVectorValues;
 import io.github.jbellis.jvector.vector.VectorizationProvider;
 import io.github.jbellis.jvector.vector.types.VectorFloat;
 import org.slf4j.Logger;
@@ -10,15 +7,12 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -26,7 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongPredicate;
-import java.util.stream.Collectors;
 
 /**
  * The store's dense index, usable on its own: approximate nearest-neighbour search over unit
@@ -202,31 +195,23 @@ public final class SegmentedIndex implements AutoCloseable {
     record Entry(long id, float[] vector) {
     }
 
-    /**
-     * What searches read: immutable lists; the memtables grow (append-only) and the tombstone set
-     * gains ids while the snapshot is in use, which only makes a search stricter.
-     */
-    private record Snapshot(List<IndexSegment> segments, Memtable active, List<Memtable> sealing, Set<Long> tombstones) {
-    }
-
     private final Path dir;
     private final IndexSegment.Identity identity;
     private final Options options;
     private final MergePolicy mergePolicy;
     private final Object mutex = new Object();
-    private volatile Snapshot snapshot;
+    private volatile IndexSnapshot snapshot;
     private volatile DirectoryLock.Held lock;
     private volatile long maxKnownId = Long.MIN_VALUE;
     private volatile Object manifestStamp;
-    /** Which segment files were verified in full, and unchanged since (a cache in the directory). */
-    private VerifiedSegments verified;
+    /** The directory's files; set at open. */
+    private IndexFiles files;
     private ExecutorService maintenance;
     /** The sorted ids of segments being built by {@link #addSegment}; guarded by {@link #mutex}. */
     private final List<long[]> building = new ArrayList<>();
     /** Tasks queued or running on {@link #maintenance}; guarded by {@link #mutex}. */
     private int pendingTasks;
     private boolean mergeQueued;
-    private long nextSegment = 1;
     private boolean manifestDirty;
     private String openProblem;
     private volatile boolean closed;
@@ -297,12 +282,12 @@ public final class SegmentedIndex implements AutoCloseable {
 
     private void load() throws IOException {
         lock = tryMaintain(dir);
-        verified = VerifiedSegments.read(dir);
+        files = new IndexFiles(dir, identity, options);
         List<String> problems = new ArrayList<>();
         IndexManifest manifest;
-        Object stamp = IndexManifest.stamp(dir);
+        Object stamp = files.stamp();
         try {
-            manifest = IndexManifest.read(dir.resolve(IndexManifest.FILE), identity);
+            manifest = files.readManifest();
         } catch (IndexSegment.InvalidIndexException e) {
             problems.add(e.getMessage());
             manifest = new IndexManifest(identity, 1, List.of(), new long[0]);
@@ -310,7 +295,7 @@ public final class SegmentedIndex implements AutoCloseable {
         List<IndexSegment> segments = new ArrayList<>();
         for (IndexManifest.Segment entry : manifest.segments()) {
             try {
-                segments.add(loadSegment(entry));
+                segments.add(files.loadSegment(entry));
             } catch (IndexSegment.InvalidIndexException e) {
                 problems.add(entry.name() + ": " + e.getMessage());
             }
@@ -321,37 +306,23 @@ public final class SegmentedIndex implements AutoCloseable {
                 tombstones.add(t);
             }
         }
-        nextSegment = Math.max(manifest.nextSegment(), highestSegmentFile() + 1);
+        files.numberAfter(manifest);
         for (IndexSegment s : segments) {
             maxKnownId = Math.max(maxKnownId, s.maxId());
         }
-        snapshot = new Snapshot(List.copyOf(segments), new Memtable(identity.dimension(), options),
+        snapshot = new IndexSnapshot(List.copyOf(segments), new Memtable(identity.dimension(), options),
                 List.of(), tombstones);
         manifestStamp = stamp;
         openProblem = problems.isEmpty() ? null : String.join("; ", problems);
         if (lock != null) {
             startMaintenance();
-            removeStrayFiles();
-            verified.retain(snapshot.segments().stream().map(IndexSegment::name).collect(Collectors.toSet()));
-            verified.writeIfChanged();
-            if (!problems.isEmpty() && Files.exists(dir.resolve(IndexManifest.FILE))) {
+            files.removeStrayFiles(snapshot.segments());
+            if (!problems.isEmpty() && Files.exists(files.manifest())) {
                 synchronized (mutex) {
                     writeManifestLocked(snapshot.segments(), snapshot.tombstones());
                 }
             }
         }
-    }
-
-    private IndexSegment loadSegment(IndexManifest.Segment entry) throws IndexSegment.InvalidIndexException {
-        IndexSegment segment = IndexSegment.load(dir.resolve(entry.name()), identity, verified);
-        if (segment.size() != entry.count() || segment.fileLength() != entry.fileLength()
-                || segment.bodyCrc() != entry.bodyCrc()) {
-            segment.release();
-            throw new IndexSegment.InvalidIndexException("index file does not match the manifest (" + segment.size()
-                    + " vectors, " + segment.fileLength() + " bytes; the manifest says " + entry.count() + ", "
-                    + entry.fileLength() + ")");
-        }
-        return segment;
     }
 
     private void startMaintenance() {
@@ -360,49 +331,6 @@ public final class SegmentedIndex implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    private long highestSegmentFile() {
-        long highest = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "seg-*")) {
-            for (Path f : files) {
-                highest = Math.max(highest, segmentNumber(f.getFileName().toString()));
-            }
-        } catch (IOException e) {
-            LOG.debug("Cannot list {}: {}", dir, e.toString());
-        }
-        return highest;
-    }
-
-    private static long segmentNumber(String name) {
-        int end = name.indexOf(".ann");
-        if (!name.startsWith("seg-") || end < 0) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(name.substring(4, end));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    /** Removes segment files no manifest lists and temporary files: only the maintainer writes any. */
-    private void removeStrayFiles() {
-        Set<String> listed = new HashSet<>();
-        for (IndexSegment s : snapshot.segments()) {
-            listed.add(s.name());
-        }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                String name = f.getFileName().toString();
-                if (name.endsWith(".tmp") || (name.startsWith("seg-") && !listed.contains(name))) {
-                    Files.deleteIfExists(f);
-                    LOG.info("Removed the stray index file {}", f);
-                }
-            }
-        } catch (IOException e) {
-            LOG.debug("Cannot clean {}: {}", dir, e.toString());
-        }
     }
 
     /** What did not validate at open (manifest or segments), {@code null} when everything did. */
@@ -530,21 +458,7 @@ public final class SegmentedIndex implements AutoCloseable {
                 return true;
             }
         }
-        Snapshot s = snapshot;
-        if (s.active().contains(id)) {
-            return true;
-        }
-        for (Memtable m : s.sealing()) {
-            if (m.contains(id)) {
-                return true;
-            }
-        }
-        for (IndexSegment seg : s.segments()) {
-            if (seg.contains(id)) {
-                return true;
-            }
-        }
-        return false;
+        return snapshot.holds(id);
     }
 
     private void addLocked(List<Entry> entries) {
@@ -604,13 +518,13 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** Moves the active memtable to the sealing list and queues its seal. */
     private void freezeLocked() {
-        Snapshot s = snapshot;
+        IndexSnapshot s = snapshot;
         if (s.active().size() == 0) {
             return;
         }
         List<Memtable> sealing = new ArrayList<>(s.sealing());
         sealing.add(s.active());
-        snapshot = new Snapshot(s.segments(), new Memtable(identity.dimension(), options), List.copyOf(sealing),
+        snapshot = new IndexSnapshot(s.segments(), new Memtable(identity.dimension(), options), List.copyOf(sealing),
                 s.tombstones());
         queueSealsLocked();
     }
@@ -719,10 +633,10 @@ public final class SegmentedIndex implements AutoCloseable {
             long[] ids = m.ids();
             String name;
             synchronized (mutex) {
-                name = nextSegmentLocked();
+                name = files.nextSegment();
             }
             long started = System.nanoTime();
-            IndexSegment segment = writeSegment(name, ids, m.values(), m.graph());
+            IndexSegment segment = files.writeSegment(name, ids, m.values(), m.graph());
             synchronized (mutex) {
                 publishLocked(segment, List.of(), m, Set.of());
             }
@@ -738,26 +652,6 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
-    /** The file name of the next segment. */
-    private String nextSegmentLocked() {
-        return "seg-" + nextSegment++ + ".ann";
-    }
-
-    /** Builds the graph of the vectors (JVector's parallel builder) and writes them as a segment. */
-    private IndexSegment buildSegment(String name, long[] ids, List<VectorFloat<?>> vectors) throws IOException {
-        var values = new ListRandomAccessVectorValues(vectors, identity.dimension());
-        ImmutableGraphIndex graph = IndexSegment.build(values, options.maxDegree(), options.beamWidth());
-        return writeSegment(name, ids, values, graph);
-    }
-
-    /** Writes a segment file and loads it; it is not listed yet (see {@link #publishLocked}). */
-    private IndexSegment writeSegment(String name, long[] ids, RandomAccessVectorValues values,
-                                      ImmutableGraphIndex graph) throws IOException {
-        Path file = dir.resolve(name);
-        IndexSegment.write(file, identity, ids, values, graph, ids.length >= options.pqThreshold());
-        return IndexSegment.load(file, identity);
-    }
-
     /**
      * The one way the segment list changes (a seal, a merge, a bulk addition): the current list
      * with {@code added} (if not {@code null}) in place of {@code retired} is written to the
@@ -769,7 +663,7 @@ public final class SegmentedIndex implements AutoCloseable {
      */
     private void publishLocked(IndexSegment added, List<IndexSegment> retired, Memtable sealed, Set<Long> dropped)
             throws IOException {
-        Snapshot s = snapshot;
+        IndexSnapshot s = snapshot;
         List<IndexSegment> segments = new ArrayList<>(s.segments());
         segments.removeAll(retired);
         if (added != null) {
@@ -784,13 +678,13 @@ public final class SegmentedIndex implements AutoCloseable {
         if (!dropped.isEmpty()) {
             tombstones = ConcurrentHashMap.newKeySet();
             for (Long t : s.tombstones()) {
-                if (!dropped.contains(t) || stillPresent(t, segments, s)) {
+                if (!dropped.contains(t) || IndexSnapshot.inAny(t, segments) || s.inMemory(t)) {
                     tombstones.add(t);
                 }
             }
         }
         writeManifestLocked(segments, tombstones);
-        snapshot = new Snapshot(List.copyOf(segments), s.active(), List.copyOf(sealing), tombstones);
+        snapshot = new IndexSnapshot(List.copyOf(segments), s.active(), List.copyOf(sealing), tombstones);
         queueMergeLocked();
     }
 
@@ -840,9 +734,9 @@ public final class SegmentedIndex implements AutoCloseable {
             if (!ids.isEmpty()) {
                 String name;
                 synchronized (mutex) {
-                    name = nextSegmentLocked();
+                    name = files.nextSegment();
                 }
-                merged = buildSegment(name, ids.stream().mapToLong(Long::longValue).toArray(), vectors);
+                merged = files.buildSegment(name, ids.stream().mapToLong(Long::longValue).toArray(), vectors);
             }
             synchronized (mutex) {
                 publishLocked(merged, group, null, dropped);
@@ -861,23 +755,6 @@ public final class SegmentedIndex implements AutoCloseable {
             }
             LOG.warn("Cannot merge the segments {} of the index {}: {}", group, dir, e.toString());
         }
-    }
-
-    private static boolean stillPresent(long id, List<IndexSegment> segments, Snapshot s) {
-        for (IndexSegment seg : segments) {
-            if (seg.contains(id)) {
-                return true;
-            }
-        }
-        if (s.active().contains(id)) {
-            return true;
-        }
-        for (Memtable m : s.sealing()) {
-            if (m.contains(id)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -921,7 +798,7 @@ public final class SegmentedIndex implements AutoCloseable {
             Arrays.sort(pending);
             building.add(pending);
             maxKnownId = Math.max(maxKnownId, pending[pending.length - 1]);
-            name = nextSegmentLocked();
+            name = files.nextSegment();
             freezeLocked();
             for (Memtable m : snapshot.sealing()) {
                 if (m.writing) {
@@ -944,7 +821,7 @@ public final class SegmentedIndex implements AutoCloseable {
             for (Entry e : entries) {
                 vectors.add(IndexSegment.VECTORS.createFloatVector(e.vector()));
             }
-            segment = buildSegment(name, ids, vectors);
+            segment = files.buildSegment(name, ids, vectors);
             synchronized (mutex) {
                 awaitSealsLocked(beingSealed);
                 ensureOpen();
@@ -990,12 +867,12 @@ public final class SegmentedIndex implements AutoCloseable {
             if (lock == null) {
                 throw new IllegalStateException("only the maintainer removes segments");
             }
-            Snapshot s = snapshot;
+            IndexSnapshot s = snapshot;
             retired = s.segments();
-            snapshot = new Snapshot(List.of(), s.active(), s.sealing(), ConcurrentHashMap.newKeySet());
-            Files.deleteIfExists(dir.resolve(IndexManifest.FILE));
+            snapshot = new IndexSnapshot(List.of(), s.active(), s.sealing(), ConcurrentHashMap.newKeySet());
+            Files.deleteIfExists(files.manifest());
             manifestDirty = false;
-            manifestStamp = IndexManifest.stamp(dir);
+            manifestStamp = files.stamp();
         }
         for (IndexSegment seg : retired) {
             seg.release();
@@ -1006,14 +883,8 @@ public final class SegmentedIndex implements AutoCloseable {
     // ---------------------------------------------------------------- the manifest
 
     private void writeManifestLocked(List<IndexSegment> segments, Set<Long> tombstones) throws IOException {
-        List<IndexManifest.Segment> entries = new ArrayList<>();
-        for (IndexSegment s : segments) {
-            entries.add(new IndexManifest.Segment(s.name(), s.size(), s.fileLength(), s.bodyCrc()));
-        }
-        long[] tomb = tombstones.stream().mapToLong(Long::longValue).sorted().toArray();
-        IndexManifest.write(dir.resolve(IndexManifest.FILE), new IndexManifest(identity, nextSegment, entries, tomb));
+        manifestStamp = files.writeManifest(segments, tombstones);
         manifestDirty = false;
-        manifestStamp = IndexManifest.stamp(dir);
     }
 
     /**
@@ -1032,60 +903,33 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private boolean reload() {
-        Object stamp = IndexManifest.stamp(dir);
+        Object stamp = files.stamp();
         if (stamp.equals(manifestStamp)) {
             return false;
         }
         IndexManifest m;
         try {
-            m = IndexManifest.read(dir.resolve(IndexManifest.FILE), identity);
+            m = files.readManifest();
         } catch (IndexSegment.InvalidIndexException e) {
             LOG.debug("Not following the index manifest of {}: {}", dir, e.getMessage());
             manifestStamp = stamp;
             return false;
         }
-        Map<String, IndexSegment> current = new HashMap<>();
-        for (IndexSegment s : snapshot.segments()) {
-            current.put(s.name(), s);
-        }
-        List<IndexSegment> loaded = new ArrayList<>();
-        List<IndexSegment> fresh = new ArrayList<>();
+        List<IndexSegment> current = snapshot.segments();
+        List<IndexSegment> loaded;
         try {
-            for (IndexManifest.Segment e : m.segments()) {
-                IndexSegment s = current.get(e.name());
-                if (s == null || s.fileLength() != e.fileLength() || s.bodyCrc() != e.bodyCrc()) {
-                    s = loadSegment(e);
-                    fresh.add(s);
-                }
-                loaded.add(s);
-            }
+            loaded = files.loadListed(m, current);
         } catch (IndexSegment.InvalidIndexException e) {
-            fresh.forEach(IndexSegment::release);
             LOG.debug("Not following the index manifest of {}: {}", dir, e.getMessage());
             return false;
         }
         List<IndexSegment> retired = new ArrayList<>();
         synchronized (mutex) {
             if (closed) {
-                fresh.forEach(IndexSegment::release);
+                loaded.stream().filter(seg -> !current.contains(seg)).forEach(IndexSegment::release);
                 return false;
             }
-            Snapshot s = snapshot;
-            Set<Long> tombstones = ConcurrentHashMap.newKeySet();
-            for (long t : m.tombstones()) {
-                tombstones.add(t);
-            }
-            tombstones.addAll(s.tombstones()); // this process's own deletions, not known to the maintainer
-            List<Memtable> old = new ArrayList<>(s.sealing());
-            old.add(s.active());
-            Memtable memtable = new Memtable(identity.dimension(), options);
-            for (Memtable mt : old) {
-                mt.forEach((id, v) -> {
-                    if (loaded.stream().noneMatch(seg -> seg.contains(id)) && !memtable.contains(id)) {
-                        memtable.add(id, v);
-                    }
-                });
-            }
+            IndexSnapshot s = snapshot;
             for (IndexSegment seg : s.segments()) {
                 if (!loaded.contains(seg)) {
                     retired.add(seg);
@@ -1094,7 +938,7 @@ public final class SegmentedIndex implements AutoCloseable {
             for (IndexSegment seg : loaded) {
                 maxKnownId = Math.max(maxKnownId, seg.maxId());
             }
-            snapshot = new Snapshot(List.copyOf(loaded), memtable, List.of(), tombstones);
+            snapshot = s.followed(loaded, m.tombstones(), new Memtable(identity.dimension(), options));
             manifestStamp = stamp;
         }
         retired.forEach(IndexSegment::release);
@@ -1123,24 +967,11 @@ public final class SegmentedIndex implements AutoCloseable {
         if (k < 1 || beam < k) {
             throw new IllegalArgumentException("need 1 <= k <= beam, was k " + k + ", beam " + beam);
         }
-        Snapshot s = acquire();
+        IndexSnapshot s = acquire();
         try {
-            Set<Long> tombstones = s.tombstones();
-            LongPredicate accept = allowed == null
-                    ? id -> tombstones.isEmpty() || !tombstones.contains(id)
-                    : id -> (tombstones.isEmpty() || !tombstones.contains(id)) && allowed.test(id);
-            VectorFloat<?> q = IndexSegment.VECTORS.createFloatVector(query);
-            Collector collector = new Collector();
-            for (IndexSegment seg : s.segments()) {
-                seg.search(q, k, beam, accept, collector);
-            }
-            s.active().search(q, k, beam, accept, collector);
-            for (Memtable m : s.sealing()) {
-                m.search(q, k, beam, accept, collector);
-            }
-            return collector.top(k);
+            return s.search(query, k, beam, allowed);
         } finally {
-            release(s);
+            s.release();
         }
     }
 
@@ -1163,37 +994,11 @@ public final class SegmentedIndex implements AutoCloseable {
 
     private List<Hit> among(float[] query, int k, long[] ids, boolean scan) {
         check(query);
-        Snapshot s = acquire();
+        IndexSnapshot s = acquire();
         try {
-            Set<Long> tombstones = s.tombstones();
-            LongPredicate accept = id -> tombstones.isEmpty() || !tombstones.contains(id);
-            Collector collector = new Collector();
-            VectorFloat<?> q = IndexSegment.VECTORS.createFloatVector(query);
-            int beam = Math.max(k, (int) Math.ceil(k * options.overquery()));
-            for (IndexSegment seg : s.segments()) {
-                if (scan) {
-                    seg.scanAmong(q, query, ids, beam, accept, collector);
-                } else {
-                    seg.exact(query, ids, accept, collector);
-                }
-            }
-            List<Memtable> memtables = new ArrayList<>(s.sealing());
-            memtables.add(s.active());
-            for (Memtable m : memtables) {
-                for (long id : ids) {
-                    float[] v = m.vector(id);
-                    if (v != null && accept.test(id)) {
-                        double dot = 0;
-                        for (int i = 0; i < v.length; i++) {
-                            dot += query[i] * v[i];
-                        }
-                        collector.offer(id, dot);
-                    }
-                }
-            }
-            return collector.top(k);
+            return s.among(query, k, ids, scan, Math.max(k, (int) Math.ceil(k * options.overquery())));
         } finally {
-            release(s);
+            s.release();
         }
     }
 
@@ -1202,44 +1007,13 @@ public final class SegmentedIndex implements AutoCloseable {
         return snapshot.segments();
     }
 
-    private Snapshot acquire() {
+    private IndexSnapshot acquire() {
         while (true) {
-            Snapshot s = snapshot;
+            IndexSnapshot s = snapshot;
             ensureOpen();
-            List<IndexSegment> taken = new ArrayList<>(s.segments().size());
-            boolean all = true;
-            for (IndexSegment seg : s.segments()) {
-                if (seg.tryAcquire()) {
-                    taken.add(seg);
-                } else {
-                    all = false;
-                    break;
-                }
-            }
-            if (all) {
+            if (s.tryAcquire()) {
                 return s;
-            }
-            taken.forEach(IndexSegment::release); // a merge retired one meanwhile: take the new snapshot
-        }
-    }
-
-    private static void release(Snapshot s) {
-        s.segments().forEach(IndexSegment::release);
-    }
-
-    /** Keeps the best score per id, then the top {@code k}. */
-    private static final class Collector implements HitSink {
-        private final Map<Long, Double> best = new HashMap<>();
-
-        @Override
-        public void offer(long id, double score) {
-            best.merge(id, score, Math::max);
-        }
-
-        List<Hit> top(int k) {
-            TopK top = new TopK(k);
-            best.forEach(top::offer);
-            return top.sorted();
+            } // else a merge retired a segment meanwhile: take the new snapshot
         }
     }
 
@@ -1252,43 +1026,17 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** The largest id in a segment; 0 when there is none. */
     long segmentsMaxId() {
-        long max = 0;
-        for (IndexSegment s : snapshot.segments()) {
-            max = Math.max(max, s.maxId());
-        }
-        return max;
+        return snapshot.segmentsMaxId();
     }
 
     /** The ids in segments (deleted ones included), sorted, distinct. */
     long[] segmentIds() {
-        long[] all = snapshot.segments().stream().flatMapToLong(s -> Arrays.stream(s.sortedIds())).sorted().distinct()
-                .toArray();
-        return all;
+        return snapshot.segmentIds();
     }
 
-    /**
-     * The digest of the live ids in segments (those not deleted), or {@code null} when an id is in
-     * two segments (the digest of a set would not describe them).
-     */
+    /** See {@link IndexSnapshot#segmentDigest()}. */
     VectorDigest segmentDigest() {
-        Snapshot s = snapshot;
-        VectorDigest digest = VectorDigest.EMPTY;
-        for (IndexSegment seg : s.segments()) {
-            digest = digest.plus(seg.digest());
-        }
-        for (Long t : s.tombstones()) {
-            int holders = 0;
-            for (IndexSegment seg : s.segments()) {
-                holders += seg.contains(t) ? 1 : 0;
-            }
-            if (holders > 1) {
-                return null;
-            }
-            if (holders == 1) {
-                digest = digest.minus(t);
-            }
-        }
-        return digest;
+        return snapshot.segmentDigest();
     }
 
     /** Whether the id is in a segment or memtable (deleted or not). */
@@ -1300,37 +1048,17 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** Vectors in segments, minus those deleted. */
     long segmentVectors() {
-        Snapshot s = snapshot;
-        long n = 0;
-        for (IndexSegment seg : s.segments()) {
-            n += seg.size();
-        }
-        for (Long t : s.tombstones()) {
-            if (s.segments().stream().anyMatch(seg -> seg.contains(t))) {
-                n--;
-            }
-        }
-        return n;
+        return snapshot.segmentVectors();
     }
 
     /** Vectors in memtables (sealing ones included), minus those deleted. */
     int memtableVectors() {
-        Snapshot s = snapshot;
-        int n = s.active().size();
-        for (Memtable m : s.sealing()) {
-            n += m.size();
-        }
-        for (Long t : s.tombstones()) {
-            if (s.active().contains(t) || s.sealing().stream().anyMatch(m -> m.contains(t))) {
-                n--;
-            }
-        }
-        return n;
+        return snapshot.memtableVectors();
     }
 
     /** Whether vectors or deletions exist that the files do not have yet. */
     boolean dirty() {
-        Snapshot s = snapshot;
+        IndexSnapshot s = snapshot;
         synchronized (mutex) {
             return s.active().size() > 0 || !s.sealing().isEmpty() || manifestDirty;
         }
@@ -1338,7 +1066,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** What the index holds now. */
     public Stats stats() {
-        Snapshot s = snapshot;
+        IndexSnapshot s = snapshot;
         List<SegmentStats> segments = new ArrayList<>();
         for (IndexSegment seg : s.segments()) {
             segments.add(new SegmentStats(seg.name(), seg.size(), seg.fileLength(), seg.compressed()));
@@ -1349,17 +1077,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** Bytes of the segment files and the manifest this instance uses. */
     long fileBytes() {
-        long n = 0;
-        for (IndexSegment seg : snapshot.segments()) {
-            n += seg.fileLength();
-        }
-        try {
-            Path m = dir.resolve(IndexManifest.FILE);
-            n += Files.exists(m) ? Files.size(m) : 0;
-        } catch (IOException e) {
-            LOG.debug("Cannot size {}: {}", dir, e.toString());
-        }
-        return n;
+        return files.bytes(snapshot.segments());
     }
 
     private void ensureOpen() {
@@ -1399,7 +1117,7 @@ public final class SegmentedIndex implements AutoCloseable {
                 failure = e;
             }
         }
-        Snapshot s;
+        IndexSnapshot s;
         synchronized (mutex) {
             closed = true;
             s = snapshot;
@@ -1420,7 +1138,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     @Override
     public String toString() {
-        Snapshot s = snapshot;
+        IndexSnapshot s = snapshot;
         return "SegmentedIndex[" + dir + ", graph " + s.segments() + ", memtable " + s.active().size()
                 + (s.sealing().isEmpty() ? "" : ", sealing " + s.sealing().size()) + ", tombstones "
                 + s.tombstones().size() + (lock != null ? ", maintainer" : "") + "]";
