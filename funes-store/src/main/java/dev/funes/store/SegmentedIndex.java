@@ -1,12 +1,10 @@
 package dev.funes.store;
 
 import io.github.jbellis.jvector.vector.VectorizationProvider;
-import io.github.jbellis.jvector.vector.types.VectorFloat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +15,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.LongPredicate;
 
 /**
@@ -195,35 +191,31 @@ public final class SegmentedIndex implements AutoCloseable {
     record Entry(long id, float[] vector) {
     }
 
-    private final Path dir;
-    private final IndexSegment.Identity identity;
-    private final Options options;
-    private final MergePolicy mergePolicy;
-    private final Object mutex = new Object();
-    private volatile IndexSnapshot snapshot;
-    private volatile DirectoryLock.Held lock;
-    private volatile long maxKnownId = Long.MIN_VALUE;
-    private volatile Object manifestStamp;
+    final Path dir;
+    final IndexSegment.Identity identity;
+    final Options options;
+    private final IndexMaintenance maintenance;
+    // The state below is shared with IndexMaintenance.
+    final Object mutex = new Object();
+    volatile IndexSnapshot snapshot;
+    volatile DirectoryLock.Held lock;
+    volatile long maxKnownId = Long.MIN_VALUE;
+    volatile Object manifestStamp;
     /** The directory's files; set at open. */
-    private IndexFiles files;
-    private ExecutorService maintenance;
+    IndexFiles files;
     /** The sorted ids of segments being built by {@link #addSegment}; guarded by {@link #mutex}. */
-    private final List<long[]> building = new ArrayList<>();
-    /** Tasks queued or running on {@link #maintenance}; guarded by {@link #mutex}. */
-    private int pendingTasks;
-    private boolean mergeQueued;
-    private boolean manifestDirty;
+    final List<long[]> building = new ArrayList<>();
+    boolean manifestDirty;
     private String openProblem;
-    private volatile boolean closed;
+    volatile boolean closed;
     /** Set when closing starts: no new merge is queued (a running one is awaited). */
-    private volatile boolean closing;
-    private final java.util.concurrent.atomic.AtomicInteger merges = new java.util.concurrent.atomic.AtomicInteger();
+    volatile boolean closing;
 
     private SegmentedIndex(Path dir, IndexSegment.Identity identity, Options options) {
         this.dir = dir;
         this.identity = identity;
         this.options = options;
-        this.mergePolicy = MergePolicy.of(options);
+        this.maintenance = new IndexMaintenance(this, options);
     }
 
     // ---------------------------------------------------------------- opening
@@ -281,7 +273,7 @@ public final class SegmentedIndex implements AutoCloseable {
     }
 
     private void load() throws IOException {
-        lock = tryMaintain(dir);
+        lock = IndexMaintenance.tryMaintain(dir);
         files = new IndexFiles(dir, identity, options);
         List<String> problems = new ArrayList<>();
         IndexManifest manifest;
@@ -315,7 +307,7 @@ public final class SegmentedIndex implements AutoCloseable {
         manifestStamp = stamp;
         openProblem = problems.isEmpty() ? null : String.join("; ", problems);
         if (lock != null) {
-            startMaintenance();
+            maintenance.start();
             files.removeStrayFiles(snapshot.segments());
             if (!problems.isEmpty() && Files.exists(files.manifest())) {
                 synchronized (mutex) {
@@ -325,14 +317,6 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
-    private void startMaintenance() {
-        maintenance = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "funes-index-maintenance " + dir.getFileName());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
     /** What did not validate at open (manifest or segments), {@code null} when everything did. */
     String openProblem() {
         return openProblem;
@@ -340,7 +324,7 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** How many merges this instance completed. */
     int mergesDone() {
-        return merges.get();
+        return maintenance.merges();
     }
 
     /** The options this index was opened with. */
@@ -440,7 +424,7 @@ public final class SegmentedIndex implements AutoCloseable {
         afterAdd();
     }
 
-    private void check(float[] v) {
+    void check(float[] v) {
         if (v == null || v.length != identity.dimension()) {
             throw new IllegalArgumentException("vector of length " + (v == null ? 0 : v.length) + ", the index has "
                     + identity.dimension() + " dimensions");
@@ -452,7 +436,7 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
-    private boolean presentLocked(long id) {
+    boolean presentLocked(long id) {
         for (long[] ids : building) {
             if (Arrays.binarySearch(ids, id) >= 0) {
                 return true;
@@ -475,86 +459,14 @@ public final class SegmentedIndex implements AutoCloseable {
         if (snapshot.active().size() < options.memtableLimit()) {
             return;
         }
-        if (lock == null && !becomeMaintainer()) {
+        if (lock == null && !maintenance.becomeMaintainer()) {
             return; // another process seals; until it does, the memtable grows here
         }
         synchronized (mutex) {
             if (snapshot.active().size() >= options.memtableLimit()) {
-                freezeLocked();
+                maintenance.freezeLocked();
             }
         }
-    }
-
-    /** The claim to maintain {@code dir}, or {@code null} when another instance or process holds it. */
-    private static DirectoryLock.Held tryMaintain(Path dir) {
-        try {
-            return new DirectoryLock(dir, LOCK_FILE).tryAcquire("maintaining the index");
-        } catch (IOException e) {
-            LOG.debug("Cannot resolve {}: {}", dir, e.toString());
-            return null;
-        }
-    }
-
-    /**
-     * Takes over maintenance when no other instance holds it (the maintainer closed): follows the
-     * current manifest first, so that nothing it lists is lost when this instance writes the next.
-     */
-    private boolean becomeMaintainer() {
-        DirectoryLock.Held taken = tryMaintain(dir);
-        if (taken == null) {
-            return false;
-        }
-        manifestStamp = null;
-        reload();
-        synchronized (mutex) {
-            lock = taken;
-            if (maintenance == null) {
-                startMaintenance();
-            }
-        }
-        LOG.debug("Took over the maintenance of the index {}", dir);
-        return true;
-    }
-
-    /** Moves the active memtable to the sealing list and queues its seal. */
-    private void freezeLocked() {
-        IndexSnapshot s = snapshot;
-        if (s.active().size() == 0) {
-            return;
-        }
-        List<Memtable> sealing = new ArrayList<>(s.sealing());
-        sealing.add(s.active());
-        snapshot = new IndexSnapshot(s.segments(), new Memtable(identity.dimension(), options), List.copyOf(sealing),
-                s.tombstones());
-        queueSealsLocked();
-    }
-
-    private void queueSealsLocked() {
-        if (maintenance == null) {
-            return;
-        }
-        for (Memtable m : snapshot.sealing()) {
-            if (!m.queued) {
-                m.queued = true;
-                submitLocked(() -> sealTask(m));
-            }
-        }
-    }
-
-    private void submitLocked(Runnable task) {
-        pendingTasks++;
-        maintenance.execute(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("Index maintenance of {} failed: {}", dir, e.toString(), e);
-            } finally {
-                synchronized (mutex) {
-                    pendingTasks--;
-                    mutex.notifyAll();
-                }
-            }
-        });
     }
 
     /**
@@ -587,10 +499,10 @@ public final class SegmentedIndex implements AutoCloseable {
             if (lock == null) {
                 return;
             }
-            freezeLocked();
-            queueSealsLocked();
+            maintenance.freezeLocked();
+            maintenance.queueSealsLocked();
         }
-        awaitTasks();
+        maintenance.awaitTasks();
         synchronized (mutex) {
             if (!snapshot.sealing().isEmpty()) {
                 throw new IOException("cannot write the memtable of the index " + dir + " as a segment (see the log)");
@@ -600,289 +512,28 @@ public final class SegmentedIndex implements AutoCloseable {
 
     /** Waits until no seal or merge is queued or running. */
     public void awaitMerges() {
-        awaitTasks();
-    }
-
-    private void awaitTasks() {
-        synchronized (mutex) {
-            while (pendingTasks > 0) {
-                try {
-                    mutex.wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
-    private void sealTask(Memtable m) {
-        synchronized (mutex) {
-            if (m.writing || !snapshot.sealing().contains(m)) {
-                return; // a bulk addition is writing it, or wrote it already
-            }
-            m.writing = true;
-        }
-        seal(m);
-    }
-
-    /** Writes a frozen memtable as a segment and lists it; on failure it stays searchable in memory. */
-    private void seal(Memtable m) {
-        try {
-            m.finish();
-            long[] ids = m.ids();
-            String name;
-            synchronized (mutex) {
-                name = files.nextSegment();
-            }
-            long started = System.nanoTime();
-            IndexSegment segment = files.writeSegment(name, ids, m.values(), m.graph());
-            synchronized (mutex) {
-                publishLocked(segment, List.of(), m, Set.of());
-            }
-            LOG.debug("Sealed {} vectors into {} in {} ms", ids.length, segment.file(),
-                    (System.nanoTime() - started) / 1_000_000);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot seal the memtable of the index {} ({}); its vectors stay searchable in memory", dir,
-                    e.toString());
-            synchronized (mutex) {
-                m.queued = false;
-                m.writing = false;
-            }
-        }
+        maintenance.awaitTasks();
     }
 
     /**
-     * The one way the segment list changes (a seal, a merge, a bulk addition): the current list
-     * with {@code added} (if not {@code null}) in place of {@code retired} is written to the
-     * manifest, then searched (a new snapshot), then merged if a merge is due.
+     * Builds one segment from the given vectors at once and lists it: bulk additions, and how the
+     * store puts back vectors a damaged segment or manifest lost. Maintainer only; see
+     * {@link IndexMaintenance#addSegment}.
      *
-     * @param sealed  the memtable {@code added} holds, which leaves the sealing list; or {@code null}
-     * @param dropped ids a merge left out as deleted: their tombstones go once no segment or
-     *                memtable holds them
-     */
-    private void publishLocked(IndexSegment added, List<IndexSegment> retired, Memtable sealed, Set<Long> dropped)
-            throws IOException {
-        IndexSnapshot s = snapshot;
-        List<IndexSegment> segments = new ArrayList<>(s.segments());
-        segments.removeAll(retired);
-        if (added != null) {
-            segments.add(added);
-        }
-        List<Memtable> sealing = s.sealing();
-        if (sealed != null) {
-            sealing = new ArrayList<>(sealing);
-            sealing.remove(sealed);
-        }
-        Set<Long> tombstones = s.tombstones();
-        if (!dropped.isEmpty()) {
-            tombstones = ConcurrentHashMap.newKeySet();
-            for (Long t : s.tombstones()) {
-                if (!dropped.contains(t) || IndexSnapshot.inAny(t, segments) || s.inMemory(t)) {
-                    tombstones.add(t);
-                }
-            }
-        }
-        writeManifestLocked(segments, tombstones);
-        snapshot = new IndexSnapshot(List.copyOf(segments), s.active(), List.copyOf(sealing), tombstones);
-        queueMergeLocked();
-    }
-
-    private void queueMergeLocked() {
-        if (!mergeQueued && !closing && !closed && mergePolicy.pick(snapshot.segments()) != null) {
-            mergeQueued = true;
-            submitLocked(this::mergeTask);
-        }
-    }
-
-    private void mergeTask() {
-        List<IndexSegment> group;
-        Set<Long> tombstones;
-        synchronized (mutex) {
-            mergeQueued = false;
-            if (closing || closed) {
-                return;
-            }
-            group = mergePolicy.pick(snapshot.segments());
-            if (group == null) {
-                return;
-            }
-            tombstones = snapshot.tombstones();
-            for (IndexSegment s : group) {
-                s.tryAcquire(); // listed in the snapshot, so still open
-            }
-        }
-        long started = System.nanoTime();
-        try {
-            List<Long> ids = new ArrayList<>();
-            List<VectorFloat<?>> vectors = new ArrayList<>();
-            Set<Long> dropped = new HashSet<>();
-            Set<Long> seen = new HashSet<>();
-            for (IndexSegment s : group) {
-                s.forEachVector(id -> {
-                    if (tombstones.contains(id)) {
-                        dropped.add(id);
-                        return false;
-                    }
-                    return seen.add(id);
-                }, (id, v) -> {
-                    ids.add(id);
-                    vectors.add(IndexSegment.VECTORS.createFloatVector(v));
-                });
-            }
-            IndexSegment merged = null;
-            if (!ids.isEmpty()) {
-                String name;
-                synchronized (mutex) {
-                    name = files.nextSegment();
-                }
-                merged = files.buildSegment(name, ids.stream().mapToLong(Long::longValue).toArray(), vectors);
-            }
-            synchronized (mutex) {
-                publishLocked(merged, group, null, dropped);
-            }
-            for (IndexSegment s : group) {
-                s.release(); // this task's reference
-                s.release(); // the index's: unmapped once the last search using it ends
-                Files.deleteIfExists(s.file());
-            }
-            merges.incrementAndGet();
-            LOG.debug("Merged {} into {} ({} vectors, {} deleted dropped) in {} ms", group, merged, ids.size(),
-                    dropped.size(), (System.nanoTime() - started) / 1_000_000);
-        } catch (IOException | RuntimeException e) {
-            for (IndexSegment s : group) {
-                s.release();
-            }
-            LOG.warn("Cannot merge the segments {} of the index {}: {}", group, dir, e.toString());
-        }
-    }
-
-    /**
-     * Builds one segment from the given vectors at once (JVector's parallel builder) and lists
-     * it: bulk additions, and how the store puts back vectors a damaged segment or manifest lost.
-     * Ids already in the index, or being built by another call, are skipped; while the build runs
-     * the ids count as present (so a concurrent catch-up does not build them twice) but are not
-     * searchable yet. What the memtable held before is sealed first, on this thread, so the
-     * segments always hold every id below their largest one: a crash then loses only ids above
-     * it, which the next open loads from SQLite. Maintainer only.
-     *
-     * @throws IOException if the segment cannot be written (nothing of it is listed; the caller
-     *                     keeps the vectors another way)
+     * @throws IOException if the segment cannot be written (nothing of it is listed)
      */
     void addSegment(List<Entry> entries) throws IOException {
-        for (Entry e : entries) {
-            check(e.vector());
-        }
-        long[] ids;
-        long[] pending;
-        String name;
-        List<Memtable> toSeal = new ArrayList<>();
-        List<Memtable> beingSealed = new ArrayList<>();
-        synchronized (mutex) {
-            ensureOpen();
-            if (lock == null) {
-                throw new IllegalStateException("only the maintainer writes segments");
-            }
-            List<Entry> missing = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                if (!presentLocked(e.id())) {
-                    missing.add(e);
-                }
-            }
-            if (missing.isEmpty()) {
-                return;
-            }
-            entries = missing;
-            ids = entries.stream().mapToLong(Entry::id).toArray();
-            pending = ids.clone();
-            Arrays.sort(pending);
-            building.add(pending);
-            maxKnownId = Math.max(maxKnownId, pending[pending.length - 1]);
-            name = files.nextSegment();
-            freezeLocked();
-            for (Memtable m : snapshot.sealing()) {
-                if (m.writing) {
-                    beingSealed.add(m);
-                } else {
-                    m.writing = true; // this thread seals it rather than wait behind a merge
-                    m.queued = true;
-                    toSeal.add(m);
-                }
-            }
-        }
-        Path file = dir.resolve(name);
-        IndexSegment segment = null;
-        boolean listed = false;
-        try {
-            for (Memtable m : toSeal) {
-                seal(m);
-            }
-            List<VectorFloat<?>> vectors = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                vectors.add(IndexSegment.VECTORS.createFloatVector(e.vector()));
-            }
-            segment = files.buildSegment(name, ids, vectors);
-            synchronized (mutex) {
-                awaitSealsLocked(beingSealed);
-                ensureOpen();
-                publishLocked(segment, List.of(), null, Set.of());
-                listed = true;
-            }
-        } finally {
-            synchronized (mutex) {
-                building.remove(pending); // by identity: arrays do not override equals
-            }
-            if (!listed) {
-                if (segment != null) {
-                    segment.release();
-                }
-                Files.deleteIfExists(file);
-            }
-        }
-    }
-
-    /**
-     * Waits until none of the given memtables, each being written by the maintenance thread, is
-     * still waiting: each is a segment in the manifest, or its seal failed (its vectors stay
-     * searchable in memory).
-     *
-     * @throws InterruptedIOException if the waiting thread is interrupted
-     */
-    private void awaitSealsLocked(List<Memtable> memtables) throws InterruptedIOException {
-        while (memtables.stream().anyMatch(m -> m.writing && snapshot.sealing().contains(m))) {
-            try {
-                mutex.wait();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for the memtable's seal");
-            }
-        }
+        maintenance.addSegment(entries);
     }
 
     /** Drops every segment and tombstone and removes the manifest: the index is empty. Maintainer only. */
     void clear() throws IOException {
-        List<IndexSegment> retired;
-        synchronized (mutex) {
-            ensureOpen();
-            if (lock == null) {
-                throw new IllegalStateException("only the maintainer removes segments");
-            }
-            IndexSnapshot s = snapshot;
-            retired = s.segments();
-            snapshot = new IndexSnapshot(List.of(), s.active(), s.sealing(), ConcurrentHashMap.newKeySet());
-            Files.deleteIfExists(files.manifest());
-            manifestDirty = false;
-            manifestStamp = files.stamp();
-        }
-        for (IndexSegment seg : retired) {
-            seg.release();
-            Files.deleteIfExists(seg.file());
-        }
+        maintenance.clear();
     }
 
     // ---------------------------------------------------------------- the manifest
 
-    private void writeManifestLocked(List<IndexSegment> segments, Set<Long> tombstones) throws IOException {
+    void writeManifestLocked(List<IndexSegment> segments, Set<Long> tombstones) throws IOException {
         manifestStamp = files.writeManifest(segments, tombstones);
         manifestDirty = false;
     }
@@ -902,7 +553,7 @@ public final class SegmentedIndex implements AutoCloseable {
         return reload();
     }
 
-    private boolean reload() {
+    boolean reload() {
         Object stamp = files.stamp();
         if (stamp.equals(manifestStamp)) {
             return false;
@@ -1080,7 +731,7 @@ public final class SegmentedIndex implements AutoCloseable {
         return files.bytes(snapshot.segments());
     }
 
-    private void ensureOpen() {
+    void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the index " + dir + " is closed");
         }
@@ -1099,15 +750,15 @@ public final class SegmentedIndex implements AutoCloseable {
         }
         closing = true;
         if (lock == null && memtableVectors() > 0) {
-            becomeMaintainer(); // the maintainer closed before this instance: seal what only this one has
+            maintenance.becomeMaintainer(); // the maintainer closed before this instance: seal what only this one has
         }
         if (lock != null) {
             try {
                 synchronized (mutex) {
-                    freezeLocked();
-                    queueSealsLocked();
+                    maintenance.freezeLocked();
+                    maintenance.queueSealsLocked();
                 }
-                awaitTasks();
+                maintenance.awaitTasks();
                 synchronized (mutex) {
                     if (manifestDirty) {
                         writeManifestLocked(snapshot.segments(), snapshot.tombstones());
@@ -1122,9 +773,7 @@ public final class SegmentedIndex implements AutoCloseable {
             closed = true;
             s = snapshot;
         }
-        if (maintenance != null) {
-            maintenance.shutdown();
-        }
+        maintenance.shutdown();
         s.segments().forEach(IndexSegment::release);
         DirectoryLock.Held held = lock;
         lock = null;
