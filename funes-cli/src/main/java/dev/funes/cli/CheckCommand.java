@@ -10,6 +10,7 @@ import dev.funes.store.FunesStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -32,6 +33,11 @@ final class CheckCommand implements Callable<Integer> {
                     + " never deletes a memory.")
     boolean repair;
 
+    @Option(names = "--quick",
+            description = "Only the cheap signs of damage search warns about (two counts and 32 vectors): no full"
+                    + " scan, no model.")
+    boolean quick;
+
     @Option(names = "--json", description = "Print a JSON object.")
     boolean json;
 
@@ -46,6 +52,12 @@ final class CheckCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (quick) {
+            if (repair) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--quick and --repair exclude each other");
+            }
+            return quick(dir, out, err);
+        }
         CheckReport report;
         try (Embedder embedder = embedder(dir, err)) {
             report = FunesStore.check(dir, embedder, repair);
@@ -77,6 +89,32 @@ final class CheckCommand implements Callable<Integer> {
         err.println("funes: the store " + dir + " has " + report.summary()
                 + (!repair && report.repairable() ? "; 'funes check --repair' rebuilds what is derived"
                         : "; see the findings above for what to do"));
+        return 1;
+    }
+
+    /** {@code check --quick}: the signs of {@link FunesStore#quickCheck}; none is no proof of health. */
+    private int quick(Path dir, PrintWriter out, PrintWriter err) throws Exception {
+        List<String> signs = FunesStore.quickCheck(dir);
+        String summary = signs.isEmpty() ? "no sign of damage (quick check; 'funes check' checks everything)"
+                : signs.size() + (signs.size() == 1 ? " sign" : " signs") + " of damage (quick check)";
+        if (json) {
+            ObjectNode node = HitJson.MAPPER.createObjectNode();
+            node.put("store", dir.toString());
+            node.put("healthy", signs.isEmpty());
+            node.put("summary", summary);
+            ArrayNode findings = node.putArray("findings");
+            signs.forEach(sign -> findings.addObject().put("check", "quick").put("status", "problem")
+                    .put("message", sign).put("repairable", false));
+            out.println(HitJson.MAPPER.writeValueAsString(node));
+        } else {
+            out.println("store      " + dir);
+            signs.forEach(sign -> out.printf("%-9s %-13s %s%n", "problem", "quick", sign));
+            out.println(summary);
+        }
+        if (signs.isEmpty()) {
+            return 0;
+        }
+        err.println("funes: the store " + dir + " shows " + summary + "; run 'funes check' to see what is wrong");
         return 1;
     }
 

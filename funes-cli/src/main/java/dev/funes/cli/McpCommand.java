@@ -47,7 +47,8 @@ final class McpCommand implements Callable<Integer> {
         System.setOut(log);
         try {
             InputStream protocolIn = new FileInputStream(FileDescriptor.in);
-            try (OpenStore open = OpenStore.open(storeOptions.dir(), null)) {
+            // Agents search first of all: the model loads while the store opens and the client initializes.
+            try (OpenStore open = OpenStore.open(storeOptions.dir(), null, true)) {
                 McpTools tools = new McpTools(open.store(), Clock.systemUTC(), System.getProperty("user.dir"));
                 McpStdioTransport transport = new McpStdioTransport(JSON, protocolIn, protocolOut, log);
                 McpSyncServer server = start(tools, transport);

@@ -25,19 +25,35 @@ import java.util.Optional;
  */
 record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implements AutoCloseable {
 
-    /** Opens an existing store with its recorded model; a missing store is an error. */
+    /** Opens an existing store with its recorded model, loaded on first use; a missing store is an error. */
     static OpenStore existing(Path dir) {
+        return existing(dir, false);
+    }
+
+    /**
+     * Opens an existing store with its recorded model; a missing store is an error.
+     *
+     * @param vectors whether the command will embed: the model then starts loading at once, in
+     *                parallel with opening the store; otherwise it loads on first use, if ever
+     */
+    static OpenStore existing(Path dir, boolean vectors) {
         if (FunesStore.recordedModelId(dir).isEmpty()) {
             throw new FunesException("no Funes store at " + dir + " (run 'funes index' first, or pass --store DIR)");
         }
-        return open(dir, null);
+        return open(dir, null, vectors);
     }
 
     /**
      * Opens or creates a store. An existing store uses the model it was built with; a new one
-     * uses {@code model}, or the default model when that is {@code null}.
+     * uses {@code model}, or the default model when that is {@code null}. The model loads on
+     * first use, if ever.
      */
     static OpenStore open(Path dir, String model) {
+        return open(dir, model, false);
+    }
+
+    /** {@link #open(Path, String)}; with {@code vectors}, the model starts loading at once, in parallel. */
+    static OpenStore open(Path dir, String model, boolean vectors) {
         Optional<String> recorded = FunesStore.recordedModelId(dir);
         if (recorded.isPresent() && model != null && !recorded.get().equals(model)) {
             throw new FunesException("store " + dir + " was built with model " + recorded.get()
@@ -45,7 +61,7 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         }
         String modelId = recorded.orElse(model != null ? model : BundledModel.DEFAULT.id());
         Redactor redactor = redactor(dir);
-        Embedder embedder = Embedders.forModelId(modelId);
+        Embedder embedder = embedder(modelId, vectors);
         try {
             return new OpenStore(embedder,
                     FunesStore.open(dir, embedder, StoreOptions.builder().redactor(redactor).build()), redactor);
@@ -53,6 +69,24 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
             embedder.close();
             throw e;
         }
+    }
+
+    /**
+     * The store's model: a bundled one loads on first use ({@link LazyEmbedder}), or at once on
+     * another thread when {@code preload}. Other ids load now, which fails with the reason.
+     */
+    private static Embedder embedder(String modelId, boolean preload) {
+        BundledModel bundled;
+        try {
+            bundled = BundledModel.fromId(modelId);
+        } catch (IllegalArgumentException e) {
+            return Embedders.forModelId(modelId); // throws, naming the valid ids
+        }
+        LazyEmbedder lazy = LazyEmbedder.of(bundled);
+        if (preload) {
+            lazy.preload();
+        }
+        return lazy;
     }
 
     /**

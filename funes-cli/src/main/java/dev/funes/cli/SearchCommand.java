@@ -75,7 +75,7 @@ final class SearchCommand implements Callable<Integer> {
             }
         }
         SearchRequest built = build(request);
-        try (OpenStore open = OpenStore.existing(storeOptions.dir())) {
+        try (OpenStore open = OpenStore.existing(storeOptions.dir(), built.retrieval() != Retrieval.LEXICAL)) {
             List<SearchHit> hits = open.store().search(built);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {

@@ -130,6 +130,27 @@ class CheckCommandTest {
         assertThat(quiet.err()).isEmpty();
     }
 
+    @Test
+    void quickSaysNoSignOnAHealthyStoreAndNamesZeroedVectorsWithExitOne(@TempDir Path dir) throws Exception {
+        Path store = indexedStore(dir);
+        Result healthy = funes("check", "--quick", "--store", store.toString());
+        assertThat(healthy.status()).as(healthy.out() + healthy.err()).isZero();
+        assertThat(healthy.out()).contains("no sign of damage (quick check;");
+        assertThat(healthy.err()).isEmpty();
+
+        sql(store, "UPDATE vectors SET embedding = zeroblob(384 * 4)");
+        Result text = funes("check", "--quick", "--store", store.toString());
+        assertThat(text.status()).isEqualTo(1);
+        assertThat(text.out()).containsPattern("problem\\s+quick\\s+\\d+ of the \\d+ vectors read are unusable")
+                .contains("1 sign of damage (quick check)");
+        assertThat(text.err()).hasLineCount(1).contains("run 'funes check' to see what is wrong");
+        JsonNode json = HitJson.MAPPER.readTree(funes("check", "--quick", "--json", "--store", store.toString()).out());
+        assertThat(json.get("healthy").asBoolean()).isFalse();
+        assertThat(json.get("findings").get(0).get("message").asText()).contains("vectors read are unusable");
+
+        assertThat(funes("check", "--quick", "--repair", "--store", store.toString()).status()).as("bad usage").isEqualTo(2);
+    }
+
     private static long count(Path store, String query) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + store.resolve("funes.db"));
              Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(query)) {
