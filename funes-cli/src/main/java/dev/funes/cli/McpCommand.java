@@ -33,8 +33,6 @@ import picocli.CommandLine.Mixin;
 @Command(name = "mcp", description = "Serve the memory to agents over MCP (stdio): tools search_memory, why, remember, recent_sessions.")
 final class McpCommand implements Callable<Integer> {
 
-    private static final JacksonMcpJsonMapper JSON = new JacksonMcpJsonMapper(new ObjectMapper());
-
     @Mixin
     StoreOptions storeOptions;
 
@@ -50,7 +48,10 @@ final class McpCommand implements Callable<Integer> {
             // Agents search first of all: the model loads while the store opens and the client initializes.
             try (OpenStore open = OpenStore.open(storeOptions.dir(), null, true)) {
                 McpTools tools = new McpTools(open.store(), Clock.systemUTC(), System.getProperty("user.dir"));
-                McpStdioTransport transport = new McpStdioTransport(JSON, protocolIn, protocolOut, log);
+                // Made here, not in a static field: picocli creates every command for every command
+                // line, and an ObjectMapper costs hundreds of classes that only mcp needs.
+                McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
+                        protocolIn, protocolOut, log);
                 McpSyncServer server = start(tools, transport);
                 try {
                     transport.serve();
