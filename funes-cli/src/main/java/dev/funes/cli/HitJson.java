@@ -11,6 +11,7 @@ import dev.funes.SearchHit;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** The JSON form of search hits: the contract in docs/CLI.md that tools and tests rely on. */
 final class HitJson {
@@ -93,7 +94,8 @@ final class HitJson {
         }
         explain.put("fused", parts.fused());
         ObjectNode metadata = node.putObject("metadata");
-        for (Map.Entry<String, String> entry : memory.metadata().entrySet()) {
+        // Sorted: the same hit prints the same bytes in every process (an immutable map's order is not).
+        for (Map.Entry<String, String> entry : new TreeMap<>(memory.metadata()).entrySet()) {
             metadata.put(entry.getKey(), entry.getValue());
         }
         return node;

@@ -1,0 +1,107 @@
+package dev.funes.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpSyncServer;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The training run of the launcher's class-data sharing archive: runs every common command once,
+ * in this JVM, on a demo store in a temporary folder, so that the JVM started with
+ * {@code -XX:ArchiveClassesAtExit} writes the classes they load (the JDK's, the libraries', the
+ * model runtime's and Funes's) into one archive that later {@code funes} processes map instead of
+ * loading class by class. Prints nothing; exits 0 when every command succeeded, 1 otherwise (the
+ * launcher then keeps no archive).
+ */
+final class CdsTraining {
+
+    private CdsTraining() {
+    }
+
+    /** Runs the commands; see the class comment. */
+    public static void main(String[] args) throws Exception {
+        Path dir = Files.createTempDirectory("funes-cds-");
+        boolean ok;
+        try {
+            ok = train(dir);
+        } finally {
+            delete(dir);
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    static boolean train(Path dir) throws IOException, InterruptedException {
+        Path demo = dir.resolve("demo");
+        String store = demo.resolve("store").toString();
+        String logs = demo.resolve("logs").toString();
+        List<List<String>> commands = List.of(
+                List.of("--help"),
+                List.of("demo", "--store", demo.toString()),
+                List.of("index", "--store", store, "--index-path", logs),
+                List.of("search", "--store", store, "two-pass parser"),
+                List.of("search", "--json", "--store", store, "--agent", "claude-code", "two-pass parser"),
+                List.of("search", "--retrieval", "lexical", "--store", store, "ledger"),
+                List.of("stats", "--store", store),
+                List.of("stats", "--json", "--store", store),
+                List.of("check", "--quick", "--store", store),
+                List.of("why", "--store", store, "4e1c9a7"),
+                List.of("why", "--json", "--store", store, "streaming parser"));
+        boolean ok = true;
+        for (List<String> command : commands) {
+            ok &= Main.run(command.toArray(String[]::new), sink(), sink()) == 0;
+        }
+        return ok & mcp(Path.of(store));
+    }
+
+    /** An MCP session on in-memory streams: initialize, a search and a why, then the end of input. */
+    private static boolean mcp(Path store) throws InterruptedException {
+        String session = String.join("\n",
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"funes-cds-training\",\"version\":\"1\"}}}",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"search_memory\","
+                        + "\"arguments\":{\"query\":\"two-pass parser\"}}}",
+                "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"why\","
+                        + "\"arguments\":{\"target\":\"4e1c9a7\"}}}") + "\n";
+        ByteArrayOutputStream answers = new ByteArrayOutputStream();
+        PrintStream log = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+        try (OpenStore open = OpenStore.existing(store, true)) {
+            McpTools tools = new McpTools(open.store(), Clock.systemUTC(), store.toString());
+            McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
+                    new ByteArrayInputStream(session.getBytes(StandardCharsets.UTF_8)), answers, log);
+            McpSyncServer server = McpCommand.start(tools, transport);
+            try {
+                transport.serve();
+            } finally {
+                server.closeGracefully();
+            }
+        }
+        return answers.toString(StandardCharsets.UTF_8).contains("\"id\":3");
+    }
+
+    private static PrintWriter sink() {
+        return new PrintWriter(new StringWriter(), true);
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

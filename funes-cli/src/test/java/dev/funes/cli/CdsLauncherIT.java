@@ -1,0 +1,82 @@
+package dev.funes.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code funes} launcher at the repository root, after {@code package}: its first run makes
+ * the class-data sharing archive of this build, later runs map it (with {@code -Xshare:on}, a
+ * JVM that cannot map it refuses to start, so passing proves it is used), and search, lexical
+ * search and why answer exactly the same with the archive and without it ({@code FUNES_CDS=0}).
+ */
+class CdsLauncherIT {
+
+    private static final Path LAUNCHER = Path.of("../funes").toAbsolutePath().normalize();
+    private static final Path TARGET = Path.of(System.getProperty("funes.cli.jar", "target/funes-cli.jar"))
+            .toAbsolutePath().getParent();
+
+    record Run(int status, String out, String err) {
+    }
+
+    private static Run launch(Path tmp, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(tmp, "out", ".txt");
+        Path err = Files.createTempFile(tmp, "err", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().remove("FUNES_JAVA_OPTS");
+        pb.environment().remove("FUNES_CDS");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("%s ended within 10 minutes", command).isTrue();
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    private static List<Path> archives() throws IOException {
+        try (Stream<Path> files = Files.list(TARGET)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("funes-cds-")).toList();
+        }
+    }
+
+    @Test
+    void theFirstRunMakesTheArchiveAndAnswersAreTheSameWithAndWithoutIt(@TempDir Path tmp) throws Exception {
+        assertThat(LAUNCHER).isExecutable();
+        for (Path old : archives()) {
+            Files.delete(old);
+        }
+        String store = tmp.resolve("store").toString();
+        CliTest.Result index = CliTest.funes("index", "--store", store, "--index-path", "../examples/demo-session");
+        assertThat(index.status()).as(index.err()).isZero();
+
+        Run first = launch(tmp, Map.of(), "stats", "--store", store);
+        assertThat(first.status()).as(first.err()).isZero();
+        assertThat(first.err()).contains("preparing a faster start-up").doesNotContain("could not");
+        assertThat(archives()).singleElement().asString().endsWith(".jsa");
+
+        List<String[]> commands = List.of(
+                new String[] {"search", "--json", "--store", store, "two-pass parser"},
+                new String[] {"search", "--json", "--retrieval", "lexical", "--store", store, "ledger"},
+                new String[] {"why", "--json", "--store", store, "4e1c9a7"});
+        for (String[] command : commands) {
+            Run shared = launch(tmp, Map.of("FUNES_JAVA_OPTS", "-Xshare:on"), command);
+            Run plain = launch(tmp, Map.of("FUNES_CDS", "0"), command);
+            assertThat(shared.status()).as(shared.err()).isZero();
+            assertThat(plain.status()).as(plain.err()).isZero();
+            assertThat(shared.err()).as("nothing to prepare any more, no JVM warning").isEmpty();
+            assertThat(shared.out()).as(String.join(" ", command)).contains("\"agent\" : \"claude-code\"")
+                    .isEqualTo(plain.out());
+        }
+    }
+}
