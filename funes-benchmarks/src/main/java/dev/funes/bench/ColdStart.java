@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * {@code funes --help} are timed in the same rounds as floors.
  *
  * <pre>
- * ColdStart [--runs N] [--store DIR] [--logs PATH,...] [--query TEXT] [--sha SHA]
+ * ColdStart [--runs N] [--store DIR] [--logs PATH,...] [--query TEXT] [--sha SHA] [--only COMMAND,...]
  *           LABEL=LAUNCHER[ JVM-OPTION|NAME=VALUE...]...
  * </pre>
  *
@@ -36,8 +36,13 @@ import java.util.concurrent.TimeUnit;
  * session's linked commit (default {@code 4e1c9a7}). Children get {@code JAVA_HOME} of this JVM,
  * so every variant and the floor run the same {@code java}.
  *
- * <p>Prints one markdown table: p50 and p95 (nearest rank) per command and variant, in
- * milliseconds; a command a variant does not know (exit status 2) shows {@code n/a}.
+ * <p>{@code --only} keeps the commands named as in the table's first column, e.g.
+ * {@code --only "funes --help,stats,search"}.
+ *
+ * <p>Prints one markdown table, in milliseconds: per command and variant the wall time's p50 and
+ * p95 (nearest rank) and the CPU time's p50 (user + system of the process and the children it
+ * waited for: what a busy machine disturbs least); a command a variant does not know (exit
+ * status 2) shows {@code n/a}.
  */
 public final class ColdStart {
 
@@ -79,6 +84,7 @@ public final class ColdStart {
         List<Path> logs = List.of(Path.of("../shared/fixtures"), Path.of("examples/demo-session"));
         String query = "parse ledgers in two passes";
         String sha = "4e1c9a7";
+        List<String> only = null;
         List<Variant> variants = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -87,6 +93,7 @@ public final class ColdStart {
                 case "--logs" -> logs = Arrays.stream(args[++i].split(",")).map(Path::of).toList();
                 case "--query" -> query = args[++i];
                 case "--sha" -> sha = args[++i];
+                case "--only" -> only = List.of(args[++i].split(","));
                 default -> variants.add(Variant.parse(args[i]));
             }
         }
@@ -121,10 +128,18 @@ public final class ColdStart {
         commands.put("index (unchanged)", index);
         commands.put("mcp: initialize answered", List.of(MCP, "--store", store.toString()));
 
+        if (only != null) {
+            commands.keySet().retainAll(only);
+        }
         String floor = "java -version";
         Map<String, List<Double>> times = new LinkedHashMap<>();
+        Map<String, List<Double>> cpu = new LinkedHashMap<>();
         for (int round = 0; round < runs; round++) {
-            times.computeIfAbsent(floor, k -> new ArrayList<>()).add(run(List.of(java, "-version"), null, null).millis());
+            Outcome version = run(List.of(java, "-version"), null, null);
+            times.computeIfAbsent(floor, k -> new ArrayList<>()).add(version.millis());
+            if (version.cpuMillis() >= 0) {
+                cpu.computeIfAbsent(floor, k -> new ArrayList<>()).add(version.cpuMillis());
+            }
             for (Map.Entry<String, List<String>> c : commands.entrySet()) {
                 for (Variant v : variants) {
                     if (c.getValue().get(0).equals(MCP)) {
@@ -141,46 +156,60 @@ public final class ColdStart {
                         throw new IllegalStateException(v.label() + " " + c.getKey() + " exited " + o.status() + ": " + o.err());
                     }
                     times.computeIfAbsent(key(c.getKey(), v), k -> new ArrayList<>()).add(o.millis());
+                    if (o.cpuMillis() >= 0) {
+                        cpu.computeIfAbsent(key(c.getKey(), v), k -> new ArrayList<>()).add(o.cpuMillis());
+                    }
                 }
             }
             System.out.printf(Locale.ROOT, "round %d of %d done%n", round + 1, runs);
         }
         System.out.println();
-        System.out.println(table(floor, commands.keySet(), variants, times));
+        System.out.println(table(floor, commands.keySet(), variants, times, cpu));
     }
 
     static String key(String command, Variant v) {
         return command + "\u0000" + v.label();
     }
 
-    /** The markdown table: one row per command, p50 / p95 per variant. */
-    static String table(String floor, Iterable<String> commands, List<Variant> variants, Map<String, List<Double>> times) {
+    /**
+     * The markdown table: one row per command; per variant the wall time's p50 and p95 and the
+     * CPU time's p50 (not measured for mcp, whose process lives on after its answers).
+     */
+    static String table(String floor, Iterable<String> commands, List<Variant> variants, Map<String, List<Double>> times,
+                        Map<String, List<Double>> cpu) {
         StringBuilder sb = new StringBuilder("| command |");
         StringBuilder rule = new StringBuilder("|---|");
         for (Variant v : variants) {
-            sb.append(' ').append(v.label()).append(" p50 | p95 |");
-            rule.append("---:|---:|");
+            sb.append(' ').append(v.label()).append(" p50 | p95 | cpu p50 |");
+            rule.append("---:|---:|---:|");
         }
         sb.append('\n').append(rule).append('\n');
-        List<Double> f = times.get(floor);
         sb.append("| `").append(floor).append("` (floor) |");
         for (int i = 0; i < variants.size(); i++) {
-            sb.append(String.format(Locale.ROOT, " %.0f | %.0f |", percentile(f, 50), percentile(f, 95)));
+            sb.append(cells(times.get(floor), cpu.get(floor)));
         }
         sb.append('\n');
         List<String> rows = new ArrayList<>();
         commands.forEach(rows::add);
-        rows.add(rows.indexOf("mcp: initialize answered") + 1, "mcp: first search answered");
+        if (rows.contains("mcp: initialize answered")) {
+            rows.add(rows.indexOf("mcp: initialize answered") + 1, "mcp: first search answered");
+        }
         for (String c : rows) {
             sb.append("| `").append(c).append("` |");
             for (Variant v : variants) {
-                List<Double> t = times.get(key(c, v));
-                sb.append(t == null ? " n/a | n/a |"
-                        : String.format(Locale.ROOT, " %.0f | %.0f |", percentile(t, 50), percentile(t, 95)));
+                sb.append(cells(times.get(key(c, v)), cpu.get(key(c, v))));
             }
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    private static String cells(List<Double> wall, List<Double> cpu) {
+        if (wall == null) {
+            return " n/a | n/a | n/a |";
+        }
+        return String.format(Locale.ROOT, " %.0f | %.0f | %s |", percentile(wall, 50), percentile(wall, 95),
+                cpu == null ? "" : String.format(Locale.ROOT, "%.0f", percentile(cpu, 50)));
     }
 
     /** Nearest-rank percentile. */
@@ -197,7 +226,8 @@ public final class ColdStart {
         return command;
     }
 
-    record Outcome(int status, double millis, String out, String err) {
+    /** Exit status, wall and CPU milliseconds (user + system, -1 where /proc is missing), output. */
+    record Outcome(int status, double millis, double cpuMillis, String out, String err) {
     }
 
     /** Runs a process to its end; stdout and stderr go to files, read after the clock stops. */
@@ -207,6 +237,7 @@ public final class ColdStart {
         try {
             ProcessBuilder pb = environment(new ProcessBuilder(command), v)
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
+            long cpu0 = childCpuMillis();
             long t0 = System.nanoTime();
             Process p = pb.start();
             if (stdin != null) {
@@ -221,10 +252,27 @@ public final class ColdStart {
                 throw new IllegalStateException("still running after 10 minutes: " + command);
             }
             double millis = (System.nanoTime() - t0) / 1e6;
-            return new Outcome(p.exitValue(), millis, Files.readString(out), Files.readString(err));
+            long cpu1 = childCpuMillis();
+            return new Outcome(p.exitValue(), millis, cpu0 < 0 ? -1 : cpu1 - cpu0, Files.readString(out),
+                    Files.readString(err));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
+        }
+    }
+
+    /**
+     * CPU time of this JVM's children that have ended and been waited for (cutime + cstime of
+     * /proc/self/stat, in ticks of 10 ms): the difference around one run is that process's CPU,
+     * the measure a busy machine disturbs least. -1 without /proc.
+     */
+    static long childCpuMillis() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * 10;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
