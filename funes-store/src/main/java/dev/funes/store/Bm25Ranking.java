@@ -270,7 +270,7 @@ final class Bm25Ranking {
     /** Which of {@code rows[from..to)} have a memory that passes {@code filter}. */
     private static java.util.Set<Long> passing(PreparedStatement ps, SqliteMemoryStore.Filter filter, long[] rows,
                                                int from, int to) throws SQLException {
-        ps.setString(1, jsonArray(i -> rows[i], from, to));
+        ps.setString(1, SqlArrays.jsonArray(i -> rows[i], from, to));
         filter.bind(ps, 2);
         java.util.Set<Long> pass = new java.util.HashSet<>();
         try (ResultSet rs = ps.executeQuery()) {
@@ -471,15 +471,6 @@ final class Bm25Ranking {
             }
             return new Postings(rows, frequencies, count);
         }
-    }
-
-    /** {@code row(from)} to {@code row(to - 1)} as a JSON array, for {@code json_each}. */
-    static String jsonArray(java.util.function.IntToLongFunction row, int from, int to) {
-        StringBuilder json = new StringBuilder(12 * (to - from) + 2).append('[');
-        for (int i = from; i < to; i++) {
-            json.append(i > from ? "," : "").append(row.applyAsLong(i));
-        }
-        return json.append(']').toString();
     }
 
     /** An SQLite varint (FTS5's records): big-endian groups of 7 bits, the ninth byte whole. */

@@ -4,8 +4,6 @@ import dev.funes.AddResult;
 import dev.funes.Memory;
 import dev.funes.SearchRequest;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -280,10 +277,6 @@ final class CallerVectors implements StoreVectors {
     }
 
     private static String key(byte[] bytes) {
-        try {
-            return KEY_PREFIX + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return KEY_PREFIX + Sha256.hex(bytes);
     }
 }

@@ -245,7 +245,7 @@ public final class DatasetExport {
             throw new IOException(file + " exists already; shards are never overwritten");
         }
         writeAtomically(file, bytes);
-        return new Shard(path, type, origin, sequence, records.size(), bytes.length, DatasetFormat.sha256(bytes),
+        return new Shard(path, type, origin, sequence, records.size(), bytes.length, Sha256.hex(bytes),
                 model, dimension);
     }
 

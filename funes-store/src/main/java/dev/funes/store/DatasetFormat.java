@@ -12,13 +12,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -87,18 +84,6 @@ final class DatasetFormat {
 
     static String manifestPath(String origin) {
         return MANIFESTS + "/" + origin + ".json";
-    }
-
-    static String sha256(byte[] bytes) {
-        return HexFormat.of().formatHex(sha256Digest().digest(bytes));
-    }
-
-    static MessageDigest sha256Digest() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
     }
 
     // ---------------------------------------------------------------- records

@@ -25,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -281,7 +280,7 @@ final class DatasetReader {
             if (size != shard.bytes()) {
                 throw mismatch(file, shard, size + " bytes");
             }
-            MessageDigest digest = DatasetFormat.sha256Digest();
+            MessageDigest digest = Sha256.digest();
             byte[] buffer = new byte[1 << 16];
             try (InputStream in = Files.newInputStream(file)) {
                 long read = 0;
@@ -291,7 +290,7 @@ final class DatasetReader {
                 }
                 size = read;
             }
-            sha = HexFormat.of().formatHex(digest.digest());
+            sha = Sha256.finish(digest);
         } catch (IOException e) {
             throw new DatasetException(file, 0, "cannot be read: " + e, e);
         }

@@ -196,7 +196,7 @@ final class DocLengths {
                 for (int from = 0; from < misses; from += LOOKUP_CHUNK) {
                     int to = Math.min(misses, from + LOOKUP_CHUNK);
                     int[] rows = missing;
-                    ps.setString(1, Bm25Ranking.jsonArray(j -> seqs[rows[j]], from, to));
+                    ps.setString(1, SqlArrays.jsonArray(j -> seqs[rows[j]], from, to));
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
                             long id = rs.getLong(1);

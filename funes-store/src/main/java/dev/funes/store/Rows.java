@@ -12,9 +12,11 @@ import dev.funes.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -46,6 +48,16 @@ final class Rows {
 
     static final String SOURCE_COLUMNS = "path, size, last_modified, indexed_bytes, indexed_lines,"
             + " head_fingerprint, format, indexed_at, resume";
+
+    /**
+     * The row of the sessions table of each {@code (agent, session)} of the memories this is
+     * followed by ({@code WHERE ... GROUP BY agent, session}): the store writes it, the check
+     * compares it. A session of passages alone still counts one memory.
+     */
+    static final String SESSION_ROWS = """
+            SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
+                   max(coalesce(ended_at, started_at)), max(sum(kind <> 'passage'), 1)
+            FROM memories""";
 
     /*
      * Fixed width, always nine fraction digits, UTC: the text sorts like the instant (for years
@@ -172,6 +184,13 @@ final class Rows {
         float[] vector = new float[dimension];
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
         return vector;
+    }
+
+    /** The first column of the first row of {@code sql} as a number; 0 when there is no row. */
+    static long single(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
     }
 
     private static String json(Object value) {

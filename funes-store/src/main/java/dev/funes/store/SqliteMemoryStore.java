@@ -786,11 +786,9 @@ final class SqliteMemoryStore implements MemoryStore {
     /** Recomputes a session's row from its memories; removes it when none is left. */
     void refreshSession(String agent, String session) throws SQLException {
         try (PreparedStatement delete = writer.prepareStatement("DELETE FROM sessions WHERE agent = ? AND session = ?");
-             PreparedStatement insert = writer.prepareStatement("""
-                     INSERT INTO sessions (agent, session, project, first_at, last_at, memories)
-                     SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
-                            max(coalesce(ended_at, started_at)), max(sum(kind <> 'passage'), 1)
-                     FROM memories WHERE agent = ? AND session = ? GROUP BY agent, session""")) {
+             PreparedStatement insert = writer.prepareStatement("INSERT INTO sessions (agent, session, project,"
+                     + " first_at, last_at, memories) " + Rows.SESSION_ROWS
+                     + " WHERE agent = ? AND session = ? GROUP BY agent, session")) {
             delete.setString(1, agent);
             delete.setString(2, session);
             delete.executeUpdate();
@@ -1161,10 +1159,10 @@ final class SqliteMemoryStore implements MemoryStore {
     @Override
     public StoreStats stats() {
         return read("compute statistics", c -> {
-            long memories = single(c, "SELECT count(*) FROM memories");
-            long sessions = single(c, "SELECT count(*) FROM sessions");
-            long sources = single(c, "SELECT count(*) FROM sources");
-            long vectors = single(c, "SELECT count(*) FROM vectors");
+            long memories = Rows.single(c, "SELECT count(*) FROM memories");
+            long sessions = Rows.single(c, "SELECT count(*) FROM sessions");
+            long sources = Rows.single(c, "SELECT count(*) FROM sources");
+            long vectors = Rows.single(c, "SELECT count(*) FROM vectors");
             Map<String, Long> byAgent = grouped(c, "SELECT agent, count(*) FROM memories GROUP BY agent");
             Map<String, Long> byKind = grouped(c, "SELECT kind, count(*) FROM memories GROUP BY kind");
             long databaseBytes = 0;
@@ -1202,12 +1200,6 @@ final class SqliteMemoryStore implements MemoryStore {
                 return sessions;
             }
         });
-    }
-
-    private static long single(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() ? rs.getLong(1) : 0;
-        }
     }
 
     private static Map<String, Long> grouped(Connection c, String sql) throws SQLException {
@@ -1395,7 +1387,7 @@ final class SqliteMemoryStore implements MemoryStore {
                 + " CROSS JOIN memories m INDEXED BY " + Schema.VECTOR_INDEX + " WHERE m.vector_id = j.value"
                 + filter.sql())) {
             filter.bind(ps, 2);
-            ps.setString(1, Bm25Ranking.jsonArray(i -> hits.get(i).id(), 0, hits.size()));
+            ps.setString(1, SqlArrays.jsonArray(i -> hits.get(i).id(), 0, hits.size()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     passing.add(rs.getLong(1));
@@ -1431,7 +1423,7 @@ final class SqliteMemoryStore implements MemoryStore {
             return 0;
         }
         long last = maxSeq;
-        String seqs = Bm25Ranking.jsonArray(i -> 1 + i * last / FILTER_SAMPLE, 0, FILTER_SAMPLE);
+        String seqs = SqlArrays.jsonArray(i -> 1 + i * last / FILTER_SAMPLE, 0, FILTER_SAMPLE);
         // total() of the filter's condition: 1 where it holds, 0 or NULL (not counted) where not.
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*), total(1 = 1" + filter.sql()
                 + ") FROM json_each(?) j CROSS JOIN memories m NOT INDEXED WHERE m.seq = j.value")) {

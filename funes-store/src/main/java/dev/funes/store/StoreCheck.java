@@ -1,5 +1,7 @@
 package dev.funes.store;
 
+import static dev.funes.store.Rows.single;
+
 import dev.funes.Embedder;
 import dev.funes.store.CheckReport.Finding;
 import dev.funes.store.CheckReport.Status;
@@ -41,11 +43,9 @@ final class StoreCheck {
     /** Rows named as examples in a finding. */
     static final int EXAMPLES = 5;
 
-    /** The sessions table as {@code SqliteMemoryStore.refreshSession} computes it. */
-    static final String EXPECTED_SESSIONS = """
-            SELECT agent, session, max(project), min(coalesce(started_at, ended_at)),
-                   max(coalesce(ended_at, started_at)), max(sum(kind <> 'passage'), 1)
-            FROM memories WHERE session IS NOT NULL GROUP BY agent, session""";
+    /** The sessions table as the store computes it. */
+    static final String EXPECTED_SESSIONS = Rows.SESSION_ROWS
+            + " WHERE session IS NOT NULL GROUP BY agent, session";
 
     private final Path dir;
     private final Path database;
@@ -504,13 +504,6 @@ final class StoreCheck {
     }
 
     // ---------------------------------------------------------------- helpers
-
-    /** The first column of the first row, 0 when there is none. */
-    static long single(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() ? rs.getLong(1) : 0;
-        }
-    }
 
     private static String bytes(Path file) {
         try {

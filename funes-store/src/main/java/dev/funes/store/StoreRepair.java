@@ -89,11 +89,11 @@ final class StoreRepair {
                     if (fts) {
                         recomputeTerms(w, in.staleTerms);
                         s.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
-                        if (StoreCheck.single(w, "SELECT count(*) FROM sqlite_schema WHERE name = 'fts_rewrites'") > 0) {
+                        if (Rows.single(w, "SELECT count(*) FROM sqlite_schema WHERE name = 'fts_rewrites'") > 0) {
                             // Token counts a running store keeps (DocLengths) may be those of the broken index.
                             s.execute("UPDATE fts_rewrites SET n = n + 1");
                         }
-                        done.put("fts", "rebuilt the full-text index from the " + StoreCheck.single(w, "SELECT count(*) FROM memories")
+                        done.put("fts", "rebuilt the full-text index from the " + Rows.single(w, "SELECT count(*) FROM memories")
                                 + " memories");
                     }
                     if (sessions) {
@@ -104,7 +104,7 @@ final class StoreRepair {
                     }
                     if (unused) {
                         // counted first: the driver's update count includes the vector_digest trigger's rows
-                        long n = StoreCheck.single(w, "SELECT count(*) FROM vectors WHERE NOT EXISTS"
+                        long n = Rows.single(w, "SELECT count(*) FROM vectors WHERE NOT EXISTS"
                                 + " (SELECT 1 FROM memories m WHERE m.vector_id = vectors.id)");
                         s.executeUpdate("DELETE FROM vectors WHERE NOT EXISTS"
                                 + " (SELECT 1 FROM memories m WHERE m.vector_id = vectors.id)");

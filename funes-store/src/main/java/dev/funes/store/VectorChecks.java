@@ -51,7 +51,7 @@ final class VectorChecks {
      */
     void vectors(Connection c, Inspection in) {
         try {
-            in.memories = StoreCheck.single(c, "SELECT count(*) FROM memories");
+            in.memories = Rows.single(c, "SELECT count(*) FROM memories");
             int bytes = in.dimension * Float.BYTES;
             long vectors = 0;
             long badLength = 0;
@@ -85,9 +85,9 @@ final class VectorChecks {
                     }
                 }
             }
-            long wrongText = StoreCheck.single(c, "SELECT count(*) FROM memories m JOIN vectors v ON v.id = m.vector_id"
+            long wrongText = Rows.single(c, "SELECT count(*) FROM memories m JOIN vectors v ON v.id = m.vector_id"
                     + " WHERE v.content_hash != m.content_hash");
-            in.unusedVectors = StoreCheck.single(c, "SELECT count(*) FROM vectors v WHERE NOT EXISTS"
+            in.unusedVectors = Rows.single(c, "SELECT count(*) FROM vectors v WHERE NOT EXISTS"
                     + " (SELECT 1 FROM memories m WHERE m.vector_id = v.id)");
             long broken = badLength + zero + nonFinite;
             if (broken > 0 || wrongText > 0) {
@@ -221,7 +221,7 @@ final class VectorChecks {
         if (in.schemaVersion < 6) {
             return null; // migrated (and the digest computed) at the next open
         }
-        long triggers = StoreCheck.single(c, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name IN ("
+        long triggers = Rows.single(c, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name IN ("
                 + VectorDigest.TRIGGERS.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", ")) + ")");
         VectorDigest actual = VectorDigest.recompute(c);
         VectorDigest kept;
@@ -245,7 +245,7 @@ final class VectorChecks {
         String index = StoreIndex.DIR + "/";
         try {
             String digest = digestProblem(c, in);
-            long vectors = StoreCheck.single(c, "SELECT count(*) FROM vectors");
+            long vectors = Rows.single(c, "SELECT count(*) FROM vectors");
             IndexSegment.Identity identity = new IndexSegment.Identity(in.storeId, in.modelId, in.dimension);
             if (!Files.exists(manifestFile)) {
                 // Normal until a writing store first seals a segment (after freshLimit vectors, or

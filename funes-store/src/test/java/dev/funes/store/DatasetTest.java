@@ -353,7 +353,7 @@ class DatasetTest {
             entry.put("type", type);
             entry.put("records", lines.size());
             entry.put("bytes", out.size());
-            entry.put("sha256", DatasetFormat.sha256(out.toByteArray()));
+            entry.put("sha256", Sha256.hex(out.toByteArray()));
             DatasetFormat.JSON.writeValue(manifest.toFile(), m);
         }
     }
@@ -400,7 +400,7 @@ class DatasetTest {
                 JsonNode m = DatasetFormat.JSON.readTree(manifest.toFile());
                 for (JsonNode entry : m.get("shards")) {
                     if (ds.resolve(entry.get("path").asText()).equals(shard)) {
-                        ((ObjectNode) entry).put("sha256", DatasetFormat.sha256(bytes));
+                        ((ObjectNode) entry).put("sha256", Sha256.hex(bytes));
                         ((ObjectNode) entry).put("bytes", bytes.length);
                         ((ObjectNode) entry).put("records", lines.size());
                     }
