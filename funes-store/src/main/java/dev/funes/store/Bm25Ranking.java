@@ -110,7 +110,7 @@ final class Bm25Ranking {
      */
     SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k)
             throws SQLException {
-        return rank(c, terms, index, k, SqliteMemoryStore.Filter.NONE);
+        return rank(c, terms, index, k, SqlFilter.NONE);
     }
 
     /**
@@ -123,7 +123,7 @@ final class Bm25Ranking {
      * is cheaper then).
      */
     SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
-                                   SqliteMemoryStore.Filter filter) throws SQLException {
+                                   SqlFilter filter) throws SQLException {
         int m = terms.size();
         long[] averages = index.averages();
         if (averages == null || averages[0] <= 0) {
@@ -200,7 +200,7 @@ final class Bm25Ranking {
 
     /** The {@code k} best rows whose memory passes {@code filter}, or null (see {@link #rank}). */
     private static SqliteMemoryStore.Lexical bestPassing(PreparedStatement ps, long[] matches, double[] score, int n,
-                                                        int k, SqliteMemoryStore.Filter filter) throws SQLException {
+                                                        int k, SqlFilter filter) throws SQLException {
         long[] seqs = new long[Math.min(k, n)];
         double[] scores = new double[seqs.length];
         int passing = 0;
@@ -237,7 +237,7 @@ final class Bm25Ranking {
      * filter's value through an index on its column (457,493 of them for one agent of the 1M
      * benchmark store) and, with statistics from {@code ANALYZE}, the whole table.
      */
-    static String filterSql(SqliteMemoryStore.Filter filter) {
+    static String filterSql(SqlFilter filter) {
         return "SELECT m.seq FROM json_each(?) j CROSS JOIN memories m NOT INDEXED WHERE m.seq = j.value" + filter.sql();
     }
 
@@ -252,7 +252,7 @@ final class Bm25Ranking {
      * than scoring every match here. False when the matches are few enough to check them all.
      */
     private static boolean fewPass(PreparedStatement check, long[] matches, int n, int k,
-                                   SqliteMemoryStore.Filter filter) throws SQLException {
+                                   SqlFilter filter) throws SQLException {
         if (n <= 4 * FILTER_SAMPLE) {
             return false;
         }
@@ -268,7 +268,7 @@ final class Bm25Ranking {
     private static final int FILTER_CHUNK = 1024;
 
     /** Which of {@code rows[from..to)} have a memory that passes {@code filter}. */
-    private static java.util.Set<Long> passing(PreparedStatement ps, SqliteMemoryStore.Filter filter, long[] rows,
+    private static java.util.Set<Long> passing(PreparedStatement ps, SqlFilter filter, long[] rows,
                                                int from, int to) throws SQLException {
         ps.setString(1, SqlArrays.jsonArray(i -> rows[i], from, to));
         filter.bind(ps, 2);

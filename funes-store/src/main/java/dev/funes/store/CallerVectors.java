@@ -122,7 +122,7 @@ final class CallerVectors implements StoreVectors {
         Objects.requireNonNull(query, "query");
         float[] q = query.vector();
         double queryNorm = norm(checked(q, "the query vector"));
-        SqliteMemoryStore.Filter filter = filter(query.filters());
+        SqlFilter filter = filter(query.filters());
         record Candidate(long seq, double similarity, Memory memory, float[] vector) {
         }
         // Worst first: the head is the one to drop.
@@ -171,7 +171,7 @@ final class CallerVectors implements StoreVectors {
 
     @Override
     public List<Memory> scan(SearchRequest filters, Predicate<Memory> where) {
-        SqliteMemoryStore.Filter filter = filter(filters);
+        SqlFilter filter = filter(filters);
         return store.read("list memories", c -> {
             List<Memory> found = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT " + Rows.MEMORY_COLUMNS
@@ -223,8 +223,8 @@ final class CallerVectors implements StoreVectors {
         return (filters == null || filters.matches(m)) && (where == null || where.test(m));
     }
 
-    private static SqliteMemoryStore.Filter filter(SearchRequest filters) {
-        return filters == null ? new SqliteMemoryStore.Filter("", List.of()) : SqliteMemoryStore.Filter.of(filters);
+    private static SqlFilter filter(SearchRequest filters) {
+        return filters == null ? new SqlFilter("", List.of()) : SqlFilter.of(filters);
     }
 
     /** The vector as given when it has unit length, else scaled to it. */

@@ -1243,7 +1243,7 @@ final class SqliteMemoryStore implements MemoryStore {
 
     private List<SearchHit> search(Connection c, SearchRequest request, int k) throws SQLException {
         ann.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
-        Filter filter = Filter.of(request);
+        SqlFilter filter = SqlFilter.of(request);
         boolean dense = request.retrieval() != Retrieval.LEXICAL;
         // A filter many memories pass is applied after a wider unfiltered dense search: reading
         // the vectors it passes first would read much of the store (0.45 s at 1M for half of it).
@@ -1357,7 +1357,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * {@value #WIDE_RETRY_MAX_FACTOR} times {@code k}, or still finds too few, the filtered search.
      */
     private List<SegmentedIndex.Hit> filterWide(Connection c, float[] query, List<SegmentedIndex.Hit> hits, int wide,
-                                                Filter filter, int k) throws SQLException {
+                                                SqlFilter filter, int k) throws SQLException {
         wideSearches.incrementAndGet();
         List<SegmentedIndex.Hit> kept = passingHits(c, hits, filter, k);
         if (kept.size() < k && hits.size() == wide) {
@@ -1379,7 +1379,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /** The first {@code k} of {@code hits} with a memory passing the filter, checked in SQL by vector id. */
-    private static List<SegmentedIndex.Hit> passingHits(Connection c, List<SegmentedIndex.Hit> hits, Filter filter,
+    private static List<SegmentedIndex.Hit> passingHits(Connection c, List<SegmentedIndex.Hit> hits, SqlFilter filter,
                                                         int k) throws SQLException {
         Set<Long> passing = new HashSet<>();
         // No DISTINCT: the set drops repeats.
@@ -1414,7 +1414,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * {@value #WIDE_MAX_FACTOR} times {@code k}. When fewer than {@code k} of them pass,
      * {@link #filterWide} searches wider once or falls back to the filtered search.
      */
-    private int wideCandidates(Connection c, Filter filter, int k) throws SQLException {
+    private int wideCandidates(Connection c, SqlFilter filter, int k) throws SQLException {
         long maxSeq;
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT max(seq) FROM memories")) {
             maxSeq = rs.next() ? rs.getLong(1) : 0;
@@ -1569,7 +1569,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * structure and averages records compared, {@link TermCounts}); after a write committed
      * between the two, the ranking is not split.
      */
-    private Lexical lexicalCandidates(Connection c, List<String> terms, Filter filter, int k,
+    private Lexical lexicalCandidates(Connection c, List<String> terms, SqlFilter filter, int k,
                                       TermCounts.Generation counts) throws SQLException {
         PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
         if (rankInJava) {
@@ -1674,7 +1674,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * {@link #lexicalCandidates} ranked in two row ranges at once, or null when the matches do
      * not reach the middle one (the postings counted terms that share rows).
      */
-    private Lexical splitLexical(Connection c, Connection other, String match, long postings, Filter filter, int k,
+    private Lexical splitLexical(Connection c, Connection other, String match, long postings, SqlFilter filter, int k,
                                  TermCounts.Generation index) throws SQLException {
         long middle;
         try (PreparedStatement ps = c.prepareStatement(
@@ -1731,7 +1731,7 @@ final class SqliteMemoryStore implements MemoryStore {
      * MATCH once per memory, or scan that index once per match (the LoCoMo evaluation's searches,
      * filtered by session, took about 20 times longer the first way).
      */
-    static String lexicalSql(Filter filter, boolean range) {
+    static String lexicalSql(SqlFilter filter, boolean range) {
         if (filter.isEmpty()) {
             return "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?"
                     + (range ? " AND rowid BETWEEN ? AND ?" : "") + " ORDER BY bm25(memories_fts), rowid LIMIT ?";
@@ -1752,7 +1752,7 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     /** The {@code k} best full-text matches among the rows {@code from} to {@code to}, both included. */
-    private static Lexical rankLexical(Connection c, String match, Filter filter, int k, long from, long to)
+    private static Lexical rankLexical(Connection c, String match, SqlFilter filter, int k, long from, long to)
             throws SQLException {
         boolean range = from != Long.MIN_VALUE || to != Long.MAX_VALUE;
         String sql = lexicalSql(filter, range);
@@ -1854,7 +1854,7 @@ final class SqliteMemoryStore implements MemoryStore {
         return byVector;
     }
 
-    private static VectorIdSet allowedVectors(Connection c, Filter filter) throws SQLException {
+    private static VectorIdSet allowedVectors(Connection c, SqlFilter filter) throws SQLException {
         // No DISTINCT: VectorIdSet drops repeats, cheaper than SQLite's temporary B-tree.
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
@@ -1870,75 +1870,6 @@ final class SqliteMemoryStore implements MemoryStore {
                 }
             }
             return VectorIdSet.of(ids, n);
-        }
-    }
-
-    /**
-     * The request's filters as SQL over {@code memories m}: the same conditions as
-     * {@link SearchRequest#matches}, which is still applied to every candidate.
-     */
-    record Filter(String sql, List<String> params) {
-
-        /** No filter. */
-        static final Filter NONE = new Filter("", List.of());
-
-        static Filter of(SearchRequest r) {
-            StringBuilder sql = new StringBuilder();
-            List<String> params = new ArrayList<>();
-            if (r.project() != null) {
-                sql.append(" AND m.project = ?");
-                params.add(r.project());
-            }
-            if (r.agent() != null) {
-                sql.append(" AND m.agent = ?");
-                params.add(r.agent());
-            }
-            if (r.session() != null) {
-                sql.append(" AND m.session = ?");
-                params.add(r.session());
-            }
-            if (!r.kinds().isEmpty()) {
-                sql.append(" AND m.kind IN (");
-                String sep = "";
-                for (MemoryKind kind : MemoryKind.values()) {
-                    if (r.kinds().contains(kind)
-                            || kind == MemoryKind.PASSAGE && r.kinds().contains(MemoryKind.EXCHANGE)) {
-                        sql.append(sep).append('?');
-                        params.add(kind.label());
-                        sep = ", ";
-                    }
-                }
-                sql.append(')');
-            }
-            if (r.after() != null) {
-                sql.append(" AND coalesce(m.ended_at, m.started_at) >= ?");
-                params.add(Rows.instant(r.after()));
-            }
-            if (r.before() != null) {
-                sql.append(" AND coalesce(m.ended_at, m.started_at) < ?");
-                params.add(Rows.instant(r.before()));
-            }
-            if (r.file() != null) {
-                // A cheap superset (the file name appears somewhere); SearchRequest.matches decides.
-                String name = r.file().substring(r.file().lastIndexOf('/') + 1);
-                sql.append(" AND (instr(m.text, ?) > 0 OR instr(m.metadata, ?) > 0)");
-                params.add(name);
-                params.add(name);
-            }
-            return new Filter(sql.toString(), params);
-        }
-
-        boolean isEmpty() {
-            return params.isEmpty();
-        }
-
-        /** Binds the parameters from index {@code first}; returns the next free index. */
-        int bind(PreparedStatement ps, int first) throws SQLException {
-            int i = first;
-            for (String p : params) {
-                ps.setString(i++, p);
-            }
-            return i;
         }
     }
 

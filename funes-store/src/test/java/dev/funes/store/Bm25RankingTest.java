@@ -77,11 +77,11 @@ class Bm25RankingTest {
     }
 
     private static Both both(SqliteMemoryStore store, List<String> terms, int k) {
-        return bothFiltered(store, terms, k, SqliteMemoryStore.Filter.NONE);
+        return bothFiltered(store, terms, k, SqlFilter.NONE);
     }
 
     /** Both rankings of one query under a filter, in one read transaction; java null when left to FTS5. */
-    private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqliteMemoryStore.Filter filter) {
+    private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqlFilter filter) {
         return store.read("rank both ways", c -> {
             TermCounts.Generation index = new TermCounts().sync(c);
             SqliteMemoryStore.Lexical java = store.bm25Ranking().rank(c, terms, index, k, filter);
@@ -161,7 +161,7 @@ class Bm25RankingTest {
             assertThat(manyMatches).as("queries with more matches than the 7 kept").isGreaterThan(100);
 
             // Under filters: the memories' own projects, sessions and kinds, and a date none passes.
-            List<SqliteMemoryStore.Filter> filters = new ArrayList<>();
+            List<SqlFilter> filters = new ArrayList<>();
             for (String column : List.of("project", "session")) {
                 for (String value : sqlite.read("read " + column + "s", c -> {
                     List<String> values = new ArrayList<>();
@@ -174,17 +174,17 @@ class Bm25RankingTest {
                     return values;
                 })) {
                     SearchRequest.Builder b = SearchRequest.builder("x");
-                    filters.add(SqliteMemoryStore.Filter.of(column.equals("project") ? b.project(value).build()
+                    filters.add(SqlFilter.of(column.equals("project") ? b.project(value).build()
                             : b.session(value).build()));
                 }
             }
-            filters.add(SqliteMemoryStore.Filter.of(SearchRequest.builder("x").kinds(MemoryKind.DECISION).build()));
-            filters.add(SqliteMemoryStore.Filter.of(SearchRequest.builder("x")
+            filters.add(SqlFilter.of(SearchRequest.builder("x").kinds(MemoryKind.DECISION).build()));
+            filters.add(SqlFilter.of(SearchRequest.builder("x")
                     .after(java.time.Instant.parse("2100-01-01T00:00:00Z")).build()));
             int inJava = 0;
             int leftToFts5 = 0;
             for (List<String> terms : queries.subList(0, 60)) {
-                for (SqliteMemoryStore.Filter filter : filters) {
+                for (SqlFilter filter : filters) {
                     for (int k : new int[] {100, 7}) {
                         Both both = bothFiltered(sqlite, terms, k, filter);
                         if (both.java() == null) {
@@ -214,26 +214,26 @@ class Bm25RankingTest {
             List<String> terms = List.of("quokka", "note");
             // Most pass: ranked in Java.
             Both many = bothFiltered(sqlite, terms, 100,
-                    SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/many").build()));
+                    SqlFilter.of(SearchRequest.builder("x").project("/p/many").build()));
             assertThat(many.java()).as("most matches pass: ranked in Java").isNotNull();
             assertThat(many.ftsRows()).hasSize(100);
             assertSame(many, "/p/many");
             // About 1 in 22 passes: the sample says finding 100 would take checking more than a quarter
             // of the 1,100 matches, so FTS5 ranks; with 7 wanted, Java does.
-            SqliteMemoryStore.Filter few = SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/few").build());
+            SqlFilter few = SqlFilter.of(SearchRequest.builder("x").project("/p/few").build());
             assertThat(bothFiltered(sqlite, terms, 100, few).java()).isNull();
             Both sevenOfFew = bothFiltered(sqlite, terms, 7, few);
             assertThat(sevenOfFew.java()).isNotNull();
             assertSame(sevenOfFew, "/p/few, k=7");
             // 1 in 50: 7 of them would take checking over a quarter of the matches (the sample
             // says), though fewer than half (where checking the best matches would give up).
-            SqliteMemoryStore.Filter rare = SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/rare").build());
+            SqlFilter rare = SqlFilter.of(SearchRequest.builder("x").project("/p/rare").build());
             Both sevenOfRare = bothFiltered(sqlite, terms, 7, rare);
             assertThat(sevenOfRare.ftsRows()).hasSize(7);
             assertThat(sevenOfRare.java()).isNull();
             // None passes.
             Both none = bothFiltered(sqlite, terms, 7,
-                    SqliteMemoryStore.Filter.of(SearchRequest.builder("x").project("/p/elsewhere").build()));
+                    SqlFilter.of(SearchRequest.builder("x").project("/p/elsewhere").build()));
             assertThat(none.ftsRows()).isEmpty();
             assertThat(none.java()).isNull();
             assertThat(store.search(SearchRequest.builder("quokka note").project("/p/elsewhere").build())).isEmpty();
@@ -252,7 +252,7 @@ class Bm25RankingTest {
             for (SearchRequest r : List.of(SearchRequest.builder("x").agent("codex").build(),
                     SearchRequest.builder("x").session("b1").kinds(MemoryKind.EXCHANGE).build(),
                     SearchRequest.builder("x").project(TestCorpus.BETA).agent("claude-code").build())) {
-                SqliteMemoryStore.Filter filter = SqliteMemoryStore.Filter.of(r);
+                SqlFilter filter = SqlFilter.of(r);
                 List<String> plan = new ArrayList<>();
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN "
                         + Bm25Ranking.filterSql(filter).replaceFirst("\\?", "'[1,2,3]'").replace("?", "NULL"))) {

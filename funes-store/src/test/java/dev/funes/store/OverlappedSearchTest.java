@@ -156,12 +156,12 @@ class OverlappedSearchTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
         }
-        SqliteMemoryStore.Filter bySession = SqliteMemoryStore.Filter.of(SearchRequest.builder("docker gcc")
+        SqlFilter bySession = SqlFilter.of(SearchRequest.builder("docker gcc")
                 .session("b1").kinds(MemoryKind.EXCHANGE).build());
-        SqliteMemoryStore.Filter none = SqliteMemoryStore.Filter.of(SearchRequest.builder("docker gcc").build());
+        SqlFilter none = SqlFilter.of(SearchRequest.builder("docker gcc").build());
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE))) {
             c.createStatement().execute("ANALYZE"); // statistics that make an index of the memories look cheap
-            for (SqliteMemoryStore.Filter filter : List.of(bySession, none)) {
+            for (SqlFilter filter : List.of(bySession, none)) {
                 for (boolean range : List.of(false, true)) {
                     List<String> plan = new ArrayList<>();
                     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN "
