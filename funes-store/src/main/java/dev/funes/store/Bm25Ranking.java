@@ -63,19 +63,17 @@ final class Bm25Ranking {
     private final Map<String, String> tokens = new ConcurrentHashMap<>();
     private final DocLengths lengths = new DocLengths();
     private final Consumer<DocLengths.View> loader;
-    private volatile int loadAfterMisses = LOAD_AFTER_MISSES;
+    private final int loadAfterMisses;
 
     /**
-     * @param loader starts {@link DocLengths.View#loadAll} of a cache on another thread, with a
-     *               read connection of its own; called at most once per cache
+     * @param loader          starts {@link DocLengths.View#loadAll} of a cache on another thread, with
+     *                        a read connection of its own; called at most once per cache
+     * @param loadAfterMisses how many missing token counts make a search start the load
+     *                        ({@link #LOAD_AFTER_MISSES} unless tuned, {@link SearchTuning})
      */
-    Bm25Ranking(Consumer<DocLengths.View> loader) {
+    Bm25Ranking(Consumer<DocLengths.View> loader, int loadAfterMisses) {
         this.loader = loader;
-    }
-
-    /** Sets {@link #LOAD_AFTER_MISSES}. For tests. */
-    void loadAfterMisses(int misses) {
-        this.loadAfterMisses = misses;
+        this.loadAfterMisses = loadAfterMisses;
     }
 
     /**
@@ -108,7 +106,7 @@ final class Bm25Ranking {
      *              expression, not empty
      * @param index the full-text index this transaction sees ({@link TermCounts#sync})
      */
-    SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k)
+    LexicalRetriever.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k)
             throws SQLException {
         return rank(c, terms, index, k, SqlFilter.NONE);
     }
@@ -122,7 +120,7 @@ final class Bm25Ranking {
      * matches (a filter few memories pass: FTS5's ranking, which reads each match's memory once,
      * is cheaper then).
      */
-    SqliteMemoryStore.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
+    LexicalRetriever.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
                                    SqlFilter filter) throws SQLException {
         int m = terms.size();
         long[] averages = index.averages();
@@ -157,7 +155,7 @@ final class Bm25Ranking {
         long[] matches = union(postings);
         int n = matches.length;
         if (n == 0) {
-            return new SqliteMemoryStore.Lexical(new long[0], new double[0], 0);
+            return new LexicalRetriever.Lexical(new long[0], new double[0], 0);
         }
         if (filter.isEmpty()) {
             return best(matches, scores(c, postings, tokenOf, idf, matches, avgdl), n, k);
@@ -199,7 +197,7 @@ final class Bm25Ranking {
     }
 
     /** The {@code k} best rows whose memory passes {@code filter}, or null (see {@link #rank}). */
-    private static SqliteMemoryStore.Lexical bestPassing(PreparedStatement ps, long[] matches, double[] score, int n,
+    private static LexicalRetriever.Lexical bestPassing(PreparedStatement ps, long[] matches, double[] score, int n,
                                                         int k, SqlFilter filter) throws SQLException {
         long[] seqs = new long[Math.min(k, n)];
         double[] scores = new double[seqs.length];
@@ -207,7 +205,7 @@ final class Bm25Ranking {
         int checked = 0;
         int want = Math.max(4 * k, 256);
         while (true) {
-            SqliteMemoryStore.Lexical top = best(matches, score, n, Math.min(n, want));
+            LexicalRetriever.Lexical top = best(matches, score, n, Math.min(n, want));
             for (int from = checked; from < top.count() && passing < seqs.length; from += FILTER_CHUNK) {
                 int to = Math.min(top.count(), from + FILTER_CHUNK);
                 java.util.Set<Long> pass = passing(ps, filter, top.seqs(), from, to);
@@ -220,7 +218,7 @@ final class Bm25Ranking {
             }
             checked = top.count();
             if (passing == seqs.length || checked == n) {
-                return new SqliteMemoryStore.Lexical(seqs, scores, passing);
+                return new LexicalRetriever.Lexical(seqs, scores, passing);
             }
             // At the pass rate so far, finding k would take checking half the matches or more.
             if (passing == 0 || (long) checked * seqs.length / passing >= n / 2) {
@@ -336,7 +334,7 @@ final class Bm25Ranking {
     }
 
     /** The {@code k} best of {@code n} rows by bm25 (minus the score) ascending, then row. */
-    private static SqliteMemoryStore.Lexical best(long[] rows, double[] score, int n, int k) {
+    private static LexicalRetriever.Lexical best(long[] rows, double[] score, int n, int k) {
         double[] bm25 = new double[n];
         for (int u = 0; u < n; u++) {
             bm25[u] = -1.0 * score[u];
@@ -386,7 +384,7 @@ final class Bm25Ranking {
             seqs[i] = rows[order[i]];
             scores[i] = bm25[order[i]];
         }
-        return new SqliteMemoryStore.Lexical(seqs, scores, count);
+        return new LexicalRetriever.Lexical(seqs, scores, count);
     }
 
     /** Whether row {@code a} ranks before row {@code b}: the lower bm25, then the lower row. */

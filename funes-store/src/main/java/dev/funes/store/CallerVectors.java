@@ -207,7 +207,7 @@ final class CallerVectors implements StoreVectors {
             List<Long> vectors = new ArrayList<>();
             for (String id : distinct) {
                 long gone = store.deleteRow(id, Instant.now());
-                if (gone != SqliteMemoryStore.NO_ROW) {
+                if (gone != MemoryWriter.NO_ROW) {
                     count++;
                 }
                 if (gone >= 0) {

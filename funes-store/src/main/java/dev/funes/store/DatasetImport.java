@@ -134,7 +134,7 @@ public final class DatasetImport {
                 deletions.put(id, at);
             }
         });
-        SqliteMemoryStore.Merged merged = s.merge(memories, vectors, addedAt, deletions);
+        MemoryWriter.Merged merged = s.merge(memories, vectors, addedAt, deletions);
         int shards = 0;
         for (DatasetFormat.Manifest m : contents.manifests()) {
             shards += m.shards().size();

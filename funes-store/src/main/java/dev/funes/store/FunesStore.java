@@ -167,16 +167,16 @@ public final class FunesStore {
      * @throws StoreException if a database is there but cannot be read
      */
     public static Optional<String> recordedModelId(Path dir) {
-        Path db = dir.resolve(SqliteMemoryStore.DATABASE_FILE);
+        Path db = dir.resolve(StoreDatabase.DATABASE_FILE);
         if (!Files.isRegularFile(db)) {
             return Optional.empty();
         }
-        try (Connection c = SqliteMemoryStore.connect(db, true);
+        try (Connection c = StoreDatabase.connect(db, true);
              PreparedStatement q = c.prepareStatement("SELECT value FROM meta WHERE key = 'model_id'");
              ResultSet rs = q.executeQuery()) {
             return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
         } catch (SQLException e) {
-            throw new StoreException("cannot read the store at " + dir + ": " + SqliteMemoryStore.message(e), e);
+            throw new StoreException("cannot read the store at " + dir + ": " + StoreDatabase.message(e), e);
         }
     }
 }

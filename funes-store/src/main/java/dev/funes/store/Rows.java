@@ -66,6 +66,9 @@ final class Rows {
     private static final DateTimeFormatter INSTANT_TEXT =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'").withZone(ZoneOffset.UTC);
 
+    /** Ids per {@code IN (...)} list; well below SQLite's limit on bound parameters. */
+    static final int IN_LIST_CHUNK = 500;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() { };
     private static final TypeReference<Map<String, String>> STRING_MAP = new TypeReference<>() { };
@@ -184,6 +187,32 @@ final class Rows {
         float[] vector = new float[dimension];
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
         return vector;
+    }
+
+    /** Binds one key of an IN list. */
+    @FunctionalInterface
+    interface Binder<K> {
+        void bind(PreparedStatement ps, int index, K key) throws SQLException;
+    }
+
+    /** Reads the memories whose {@code column} is one of {@code keys}, in IN lists of {@link #IN_LIST_CHUNK}. */
+    static <K> void readRows(Connection c, String column, List<K> keys, Binder<K> binder,
+                                     java.util.function.Consumer<Rows.StoredMemory> each) throws SQLException {
+        for (int from = 0; from < keys.size(); from += IN_LIST_CHUNK) {
+            List<K> chunk = keys.subList(from, Math.min(from + IN_LIST_CHUNK, keys.size()));
+            String sql = "SELECT " + Rows.MEMORY_COLUMNS + " FROM memories m WHERE m." + column + " IN ("
+                    + "?,".repeat(chunk.size() - 1) + "?)";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    binder.bind(ps, i + 1, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        each.accept(Rows.memory(rs));
+                    }
+                }
+            }
+        }
     }
 
     /** The first column of the first row of {@code sql} as a number; 0 when there is no row. */

@@ -56,8 +56,12 @@ class Bm25RankingTest {
         embedder.close();
     }
 
+    private SqliteMemoryStore open(Path dir, SearchTuning tuning) {
+        return SqliteMemoryStore.open(dir, embedder, StoreOptions.defaults(), tuning);
+    }
+
     /** Both rankings of one query in one read transaction. */
-    private record Both(SqliteMemoryStore.Lexical java, List<Long> ftsRows, List<Double> ftsScores) {
+    private record Both(LexicalRetriever.Lexical java, List<Long> ftsRows, List<Double> ftsScores) {
 
         List<Long> javaRows() {
             List<Long> rows = new ArrayList<>();
@@ -84,10 +88,10 @@ class Bm25RankingTest {
     private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqlFilter filter) {
         return store.read("rank both ways", c -> {
             TermCounts.Generation index = new TermCounts().sync(c);
-            SqliteMemoryStore.Lexical java = store.bm25Ranking().rank(c, terms, index, k, filter);
+            LexicalRetriever.Lexical java = store.lexical().bm25().rank(c, terms, index, k, filter);
             List<Long> rows = new ArrayList<>();
             List<Double> scores = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SqliteMemoryStore.lexicalSql(filter, false))) {
+            try (PreparedStatement ps = c.prepareStatement(LexicalRetriever.lexicalSql(filter, false))) {
                 ps.setString(1, FtsQuery.match(terms));
                 ps.setInt(filter.bind(ps, 2), k);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -270,10 +274,9 @@ class Bm25RankingTest {
     @Test
     void searchesGiveTheSameHitsRankedInJavaOrByFts5(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        List<SearchRequest> requests = new ArrayList<>();
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             Indexer.builder(store).passages(false).build().index(List.of(fixtures));
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            List<SearchRequest> requests = new ArrayList<>();
             String session = store.recentSessions(1).get(0).session();
             for (String q : List.of("why did CI check the wrong branch", "sqlite database", "tests failing",
                     "the user asked to run the tests again and fix the failing build", "what")) {
@@ -283,17 +286,20 @@ class Bm25RankingTest {
                 requests.add(SearchRequest.builder(q).retrieval(Retrieval.LEXICAL).kinds(MemoryKind.EXCHANGE)
                         .limit(10).build());
             }
-            sqlite.rankInJava(false);
-            List<List<SearchHit>> byFts5 = new ArrayList<>();
+        }
+        // Both opened after the index was sealed at the first close: the same dense index.
+        List<List<SearchHit>> byFts5 = new ArrayList<>();
+        try (SqliteMemoryStore store = open(dir, SearchTuning.DEFAULT.rankInJava(false))) {
             for (SearchRequest r : requests) {
                 byFts5.add(store.search(r));
             }
-            sqlite.rankInJava(true);
-            long before = sqlite.javaRankings();
+            assertThat(store.lexical().javaRankings()).isZero();
+        }
+        try (SqliteMemoryStore store = open(dir, SearchTuning.DEFAULT.rankInJava(true))) {
             for (int i = 0; i < requests.size(); i++) {
                 assertThat(store.search(requests.get(i))).as(requests.get(i).query()).isEqualTo(byFts5.get(i));
             }
-            assertThat(sqlite.javaRankings() - before).isGreaterThan(requests.size() / 2);
+            assertThat(store.lexical().javaRankings()).isGreaterThan(requests.size() / 2);
         }
     }
 
@@ -309,10 +315,10 @@ class Bm25RankingTest {
             long lastSeq = seq(sqlite, last.id());
 
             assertSameRanking(sqlite, terms, 100);
-            long lookups = sqlite.bm25Ranking().lengths().lookups();
+            long lookups = sqlite.lexical().bm25().lengths().lookups();
             assertThat(lookups).isPositive();
             assertSameRanking(sqlite, terms, 100);
-            assertThat(sqlite.bm25Ranking().lengths().lookups()).as("counts kept between searches").isEqualTo(lookups);
+            assertThat(sqlite.lexical().bm25().lengths().lookups()).as("counts kept between searches").isEqualTo(lookups);
 
             // The newest memory goes; SQLite gives its row number to the next one, far longer.
             assertThat(store.delete(last.id())).isTrue();
@@ -374,14 +380,15 @@ class Bm25RankingTest {
     void aSearchMissingManyTokenCountsLoadsThemAllOnAnotherThread(@TempDir Path dir) throws InterruptedException {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            DocLengths lengths = sqlite.bm25Ranking().lengths();
-            sqlite.bm25Ranking().loadAfterMisses(Integer.MAX_VALUE);
+        }
+        try (SqliteMemoryStore sqlite = open(dir, SearchTuning.DEFAULT.loadAfterMisses(Integer.MAX_VALUE))) {
             assertSameRanking(sqlite, List.of("docker"), 100);
-            assertThat(lengths.loads()).as("fewer misses than asked for: no load").isZero();
+            assertThat(sqlite.lexical().bm25().lengths().loads()).as("fewer misses than asked for: no load").isZero();
+        }
 
-            sqlite.bm25Ranking().loadAfterMisses(1);
-            assertSameRanking(sqlite, List.of("branch"), 100); // rows the search for docker did not read
+        try (SqliteMemoryStore sqlite = open(dir, SearchTuning.DEFAULT.loadAfterMisses(1))) {
+            DocLengths lengths = sqlite.lexical().bm25().lengths();
+            assertSameRanking(sqlite, List.of("branch"), 100);
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (lengths.loads() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
@@ -401,7 +408,7 @@ class Bm25RankingTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            Bm25Ranking ranking = sqlite.bm25Ranking();
+            Bm25Ranking ranking = sqlite.lexical().bm25();
             assertThat(token(sqlite, "running")).isEqualTo("run");
             assertThat(token(sqlite, "Café")).isEqualTo("cafe");
             assertThat(token(sqlite, "two words")).isEmpty();
@@ -411,7 +418,7 @@ class Bm25RankingTest {
     }
 
     private static String token(SqliteMemoryStore store, String term) {
-        return store.read("tokenize", c -> store.bm25Ranking().token(c, term));
+        return store.read("tokenize", c -> store.lexical().bm25().token(c, term));
     }
 
     private static long seq(SqliteMemoryStore store, String id) {

@@ -73,6 +73,10 @@ class OverlappedSearchTest {
         embedder.close();
     }
 
+    private SqliteMemoryStore open(Path dir, SearchTuning tuning) {
+        return SqliteMemoryStore.open(dir, embedder, StoreOptions.defaults(), tuning);
+    }
+
     /** Each query in several request shapes: every retrieval mode, filters, a limit past the candidates. */
     private static List<SearchRequest> requests(MemoryStore store) {
         String session = store.recentSessions(1).get(0).session();
@@ -93,18 +97,20 @@ class OverlappedSearchTest {
     @Test
     void overlappedHybridSearchesGiveTheSameHitsAsSequentialOnes(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        List<SearchRequest> requests;
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             assertThat(store.stats().memories()).isGreaterThan(40);
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            List<SearchRequest> requests = requests(store);
-
-            sqlite.overlapLexical(false);
-            List<List<SearchHit>> sequential = new ArrayList<>();
+            requests = requests(store);
+        }
+        // Both opened after the index was sealed at the first close: the same dense index.
+        List<List<SearchHit>> sequential = new ArrayList<>();
+        try (MemoryStore store = open(dir, SearchTuning.DEFAULT.overlapLexical(false))) {
             for (SearchRequest r : requests) {
                 sequential.add(store.search(r));
             }
-            sqlite.overlapLexical(true);
+        }
+        try (MemoryStore store = open(dir, SearchTuning.DEFAULT.overlapLexical(true))) {
             int withBothLists = 0;
             for (int i = 0; i < requests.size(); i++) {
                 List<SearchHit> overlapped = store.search(requests.get(i));
@@ -121,23 +127,25 @@ class OverlappedSearchTest {
     @Test
     void fullTextRankingsSplitOverTwoConnectionsGiveTheSameHits(@TempDir Path dir) {
         assumeTrue(Files.isDirectory(fixtures), "skipped: real Claude Code logs not found at " + fixtures.toAbsolutePath());
+        List<SearchRequest> requests;
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             Indexer.builder(store).passages(false).build().index(List.of(fixtures));
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            List<SearchRequest> requests = requests(store);
-            // Ties in bm25 are where a merge of two sorted halves would go wrong first.
-            requests.add(SearchRequest.builder("the").retrieval(Retrieval.LEXICAL).limit(60).build());
-            requests.add(SearchRequest.builder("test test test").retrieval(Retrieval.LEXICAL).limit(60).build());
+            requests = requests(store);
+        }
+        // Ties in bm25 are where a merge of two sorted halves would go wrong first.
+        requests.add(SearchRequest.builder("the").retrieval(Retrieval.LEXICAL).limit(60).build());
+        requests.add(SearchRequest.builder("test test test").retrieval(Retrieval.LEXICAL).limit(60).build());
 
-            sqlite.rankInJava(false); // FTS5's ranking, the one that is split
-            sqlite.splitLexicalAt(Long.MAX_VALUE);
-            List<List<SearchHit>> whole = new ArrayList<>();
+        SearchTuning fts5 = SearchTuning.DEFAULT.rankInJava(false); // FTS5's ranking, the one that is split
+        List<List<SearchHit>> whole = new ArrayList<>();
+        try (SqliteMemoryStore store = open(dir, fts5.splitLexicalAt(Long.MAX_VALUE))) {
             for (SearchRequest r : requests) {
                 whole.add(store.search(r));
             }
-            assertThat(sqlite.lexicalSplits()).isZero();
+            assertThat(store.lexical().splits()).isZero();
+        }
 
-            sqlite.splitLexicalAt(1); // every query with a match is split
+        try (SqliteMemoryStore store = open(dir, fts5.splitLexicalAt(1))) { // every query with a match is split
             int withLexicalHits = 0;
             for (int i = 0; i < requests.size(); i++) {
                 List<SearchHit> split = store.search(requests.get(i));
@@ -147,7 +155,7 @@ class OverlappedSearchTest {
                 }
             }
             assertThat(withLexicalHits).isGreaterThan(20);
-            assertThat(sqlite.lexicalSplits()).as("rankings split").isGreaterThan(20);
+            assertThat(store.lexical().splits()).as("rankings split").isGreaterThan(20);
         }
     }
 
@@ -165,7 +173,7 @@ class OverlappedSearchTest {
                 for (boolean range : List.of(false, true)) {
                     List<String> plan = new ArrayList<>();
                     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN "
-                            + SqliteMemoryStore.lexicalSql(filter, range).replace("?", "NULL"))) {
+                            + LexicalRetriever.lexicalSql(filter, range).replace("?", "NULL"))) {
                         while (rs.next()) {
                             plan.add(rs.getString(4));
                         }
@@ -182,15 +190,15 @@ class OverlappedSearchTest {
 
     @Test
     void aStoreWithOneReadConnectionNeverSplitsItsRanking(@TempDir Path dir) {
-        try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().readConnections(1).build())) {
+        // FTS5's ranking, the one that could be split, split whenever it can be
+        SearchTuning split = SearchTuning.DEFAULT.rankInJava(false).splitLexicalAt(1);
+        try (SqliteMemoryStore store = SqliteMemoryStore.open(dir, embedder,
+                StoreOptions.builder().readConnections(1).build(), split)) {
             store.addAll(TestCorpus.create().all());
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            sqlite.rankInJava(false); // FTS5's ranking, the one that could be split
-            sqlite.splitLexicalAt(1);
             assertThat(store.search(SearchRequest.builder("docker gcc").retrieval(Retrieval.LEXICAL).build()))
                     .isNotEmpty();
             assertThat(store.search(SearchRequest.builder("docker gcc").build())).isNotEmpty();
-            assertThat(sqlite.lexicalSplits()).isZero();
+            assertThat(store.lexical().splits()).isZero();
         }
     }
 
@@ -233,7 +241,7 @@ class OverlappedSearchTest {
                         return rs.getLong(1);
                     }
                 });
-                assertThat(mapped).isEqualTo(SqliteMemoryStore.READ_MMAP_BYTES);
+                assertThat(mapped).isEqualTo(StoreDatabase.READ_MMAP_BYTES);
             }
             assertThat(store.search(SearchRequest.builder("wombat").retrieval(Retrieval.LEXICAL).build())).isEmpty();
             long before = Files.size(dir.resolve(SqliteMemoryStore.DATABASE_FILE));

@@ -132,7 +132,7 @@ class PostingsBudgetTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             for (String q : QUERIES) {
-                PostingsBudget.Plan plan = sqlite.lexicalPlan(q);
+                PostingsBudget.Plan plan = sqlite.lexical().plan(q);
                 assertThat(plan.dropped()).as(q).isEmpty();
                 assertThat(plan.kept()).as(q).isEqualTo(FtsQuery.terms(q));
                 assertThat(plan.counts()).as(q).isNotEmpty();
@@ -162,7 +162,7 @@ class PostingsBudgetTest {
                 .toList();
 
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().lexicalBudget(two).build())) {
-            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexicalPlan(query);
+            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexical().plan(query);
             assertThat(plan.kept()).isEqualTo(kept);
             assertThat(plan.dropped()).containsExactlyInAnyOrderElementsOf(rarestFirst.subList(2, rarestFirst.size()));
             for (int i = 0; i < terms.size(); i++) {
@@ -182,7 +182,7 @@ class PostingsBudgetTest {
         }
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().lexicalBudget(1).build())) {
             // Every term is past a budget of one memory: the rarest stays alone.
-            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexicalPlan(query);
+            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexical().plan(query);
             assertThat(plan.kept()).containsExactly(rarestFirst.get(0));
             assertThat(plan.dropped()).hasSize(terms.size() - 1);
         }
@@ -195,13 +195,13 @@ class PostingsBudgetTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(TestCorpus.create().all());
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            PostingsBudget.Plan first = sqlite.lexicalPlan(query);
+            PostingsBudget.Plan first = sqlite.lexical().plan(query);
             assertThat(first.counts()).hasSize(terms.size());
             assertThat(first.counts()[terms.indexOf("quokka")]).isZero();
 
-            long hits = sqlite.termCountHits();
-            PostingsBudget.Plan again = sqlite.lexicalPlan(query);
-            assertThat(sqlite.termCountHits() - hits).as("counts answered from the cache").isEqualTo(terms.size());
+            long hits = sqlite.lexical().termCountHits();
+            PostingsBudget.Plan again = sqlite.lexical().plan(query);
+            assertThat(sqlite.lexical().termCountHits() - hits).as("counts answered from the cache").isEqualTo(terms.size());
             assertThat(again.kept()).isEqualTo(first.kept());
             assertThat(again.counts()).isEqualTo(first.counts());
             // A search through every read connection fills and then uses the same cache.
@@ -215,7 +215,7 @@ class PostingsBudgetTest {
                 quokkas.add(Memory.builder(MemoryKind.NOTE, "me", "note " + i + ": the quokka build image").build());
             }
             store.addAll(quokkas);
-            long[] afterWrite = sqlite.lexicalPlan(query).counts();
+            long[] afterWrite = sqlite.lexical().plan(query).counts();
             assertThat(afterWrite[terms.indexOf("quokka")]).isEqualTo(3);
             assertThat(afterWrite[terms.indexOf("image")]).isEqualTo(first.counts()[terms.indexOf("image")] + 3);
             assertThat(documentFrequencies(dir, List.of("quokka"))).containsEntry("quokka", 3L);
@@ -227,7 +227,7 @@ class PostingsBudgetTest {
                             + " '\"quokka\"' LIMIT 2)")) {
                 assertThat(ps.executeUpdate()).isEqualTo(2);
             }
-            long[] afterOther = sqlite.lexicalPlan(query).counts();
+            long[] afterOther = sqlite.lexical().plan(query).counts();
             assertThat(afterOther[terms.indexOf("quokka")]).isEqualTo(1);
             assertThat(afterOther[terms.indexOf("image")]).isEqualTo(first.counts()[terms.indexOf("image")] + 1);
         }
@@ -237,7 +237,7 @@ class PostingsBudgetTest {
     void aSingleTermIsNeverCountedNorDropped(@TempDir Path dir) {
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().lexicalBudget(1).build())) {
             store.addAll(TestCorpus.create().all());
-            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexicalPlan("the migration");
+            PostingsBudget.Plan plan = ((SqliteMemoryStore) store).lexical().plan("the migration");
             assertThat(plan.kept()).containsExactly("migration");
             assertThat(plan.counts()).isEmpty();
             assertThat(store.search(SearchRequest.builder("migration").retrieval(Retrieval.LEXICAL).build()))

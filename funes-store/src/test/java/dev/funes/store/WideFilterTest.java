@@ -97,19 +97,24 @@ class WideFilterTest {
         // 10 candidates: a wide search asks for 15 to 100 vectors of the store's ~150, so that
         // some searches find enough passing among them and others fall back.
         StoreOptions options = StoreOptions.builder().candidates(10).build();
+        List<SearchRequest> requests;
         try (MemoryStore store = FunesStore.open(dir, embedder, options)) {
             Indexer.builder(store).passages(false).build().index(List.of(fixtures));
-            SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            List<SearchRequest> requests = requests(store);
-
-            sqlite.wideFilterMinRows(Long.MAX_VALUE);
-            List<List<SearchHit>> filtered = new ArrayList<>();
+            requests = requests(store);
+        }
+        // Both opened after the index was sealed at the first close: the same dense index.
+        List<List<SearchHit>> filtered = new ArrayList<>();
+        try (SqliteMemoryStore store = SqliteMemoryStore.open(dir, embedder, options,
+                SearchTuning.DEFAULT.wideFilterMinRows(Long.MAX_VALUE))) {
             for (SearchRequest r : requests) {
                 filtered.add(store.search(r));
             }
-            assertThat(sqlite.wideSearches()).containsExactly(0, 0, 0);
+            assertThat(store.dense().wideSearches()).containsExactly(0, 0, 0);
+        }
 
-            sqlite.wideFilterMinRows(0);
+        try (SqliteMemoryStore sqlite = SqliteMemoryStore.open(dir, embedder, options,
+                SearchTuning.DEFAULT.wideFilterMinRows(0))) {
+            MemoryStore store = sqlite;
             for (int i = 0; i < requests.size(); i++) {
                 SearchRequest r = requests.get(i);
                 List<SearchHit> hits = store.search(r);
@@ -122,7 +127,7 @@ class WideFilterTest {
                 }
                 assertThat(hits).as("%s", r).allSatisfy(h -> assertThat(r.matches(h.memory())).isTrue());
             }
-            long[] wide = sqlite.wideSearches();
+            long[] wide = sqlite.dense().wideSearches();
             assertThat(wide[0]).as("searches done wide").isGreaterThan(requests.size() / 4);
             assertThat(wide[1]).as("second, wider searches").isPositive().isLessThan(wide[0]);
             assertThat(wide[2]).as("fallbacks").isPositive().isLessThan(wide[0]);
