@@ -6,7 +6,6 @@ import dev.funes.SearchRequest;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,15 +35,19 @@ final class CallerVectors implements StoreVectors {
     static final String KEY_PREFIX = "vector:";
     private static final double UNIT_TOLERANCE = 1e-3;
 
-    private final SqliteMemoryStore store;
+    private final StoreDatabase db;
+    private final MemoryWriter writes;
+    private final int dimension;
 
     CallerVectors(SqliteMemoryStore store) {
-        this.store = store;
+        this.db = store.database();
+        this.writes = store.writes();
+        this.dimension = store.dimension();
     }
 
     @Override
     public int dimension() {
-        return store.dimension();
+        return dimension;
     }
 
     @Override
@@ -58,7 +61,7 @@ final class CallerVectors implements StoreVectors {
         Map<String, float[]> vectorOf = new HashMap<>();
         for (int i = 0; i < memories.size(); i++) {
             // Redacted like every memory the store takes; an id given by the caller is kept.
-            Memory m = store.redacted(Objects.requireNonNull(memories.get(i), "memory"));
+            Memory m = writes.redacted(Objects.requireNonNull(memories.get(i), "memory"));
             byId.remove(m.id()); // the last one wins, in its own position
             byId.put(m.id(), m);
             vectorOf.put(m.id(), unitOrAsIs(vectors.get(i), "the vector of memory " + m.id()));
@@ -68,7 +71,7 @@ final class CallerVectors implements StoreVectors {
         }
         record Written(int count, List<SegmentedIndex.Entry> added, List<Long> deleted) {
         }
-        Written written = store.transaction("store " + byId.size() + " memories with their vectors", writer -> {
+        Written written = db.transaction("store " + byId.size() + " memories with their vectors", writer -> {
             List<SegmentedIndex.Entry> added = new ArrayList<>();
             List<Long> deleted = new ArrayList<>();
             Set<List<String>> sessions = new LinkedHashSet<>();
@@ -78,7 +81,7 @@ final class CallerVectors implements StoreVectors {
                          "INSERT INTO vectors (content_hash, embedding) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
                  PreparedStatement insertMemory = writer.prepareStatement(Rows.INSERT_MEMORY)) {
                 for (Memory m : byId.values()) {
-                    long gone = store.deleteRow(m.id(), null);
+                    long gone = writes.deleteRow(m.id(), null);
                     if (gone >= 0) {
                         deleted.add(gone);
                     }
@@ -103,17 +106,17 @@ final class CallerVectors implements StoreVectors {
                     Rows.bindMemory(insertMemory, m, m.contentHash(), vectorId, now);
                     insertMemory.setString(16, key); // content_hash names the vector, not the text
                     insertMemory.executeUpdate();
-                    store.inserted(m);
+                    writes.inserted(m);
                     if (m.session() != null) {
                         sessions.add(List.of(m.agent(), m.session()));
                     }
                 }
             }
             for (List<String> session : sessions) {
-                store.refreshSession(session.get(0), session.get(1));
+                writes.refreshSession(session.get(0), session.get(1));
             }
             return new Written(byId.size(), added, deleted);
-        }, w -> store.vectorsChanged(w.added(), w.deleted()));
+        }, w -> writes.vectorsChanged(w.added(), w.deleted()));
         return new AddResult(written.count(), 0, 0);
     }
 
@@ -128,7 +131,7 @@ final class CallerVectors implements StoreVectors {
         // Worst first: the head is the one to drop.
         Comparator<Candidate> worstFirst = Comparator.comparingDouble(Candidate::similarity)
                 .thenComparing(Comparator.comparingLong(Candidate::seq).reversed());
-        List<Candidate> best = store.read("search by vector", c -> {
+        List<Candidate> best = db.read("search by vector", c -> {
             PriorityQueue<Candidate> top = new PriorityQueue<>(worstFirst);
             String sql = "SELECT " + Rows.MEMORY_COLUMNS + ", v.embedding FROM memories m"
                     + " JOIN vectors v ON v.id = m.vector_id WHERE 1 = 1" + filter.sql() + " ORDER BY m.seq";
@@ -172,7 +175,7 @@ final class CallerVectors implements StoreVectors {
     @Override
     public List<Memory> scan(SearchRequest filters, Predicate<Memory> where) {
         SqlFilter filter = filter(filters);
-        return store.read("list memories", c -> {
+        return db.read("list memories", c -> {
             List<Memory> found = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT " + Rows.MEMORY_COLUMNS
                     + " FROM memories m WHERE 1 = 1" + filter.sql() + " ORDER BY m.seq")) {
@@ -202,11 +205,11 @@ final class CallerVectors implements StoreVectors {
         }
         record Deleted(int count, List<Long> vectors) {
         }
-        Deleted deleted = store.transaction("delete " + distinct.size() + " memories", writer -> {
+        Deleted deleted = db.transaction("delete " + distinct.size() + " memories", writer -> {
             int count = 0;
             List<Long> vectors = new ArrayList<>();
             for (String id : distinct) {
-                long gone = store.deleteRow(id, Instant.now());
+                long gone = writes.deleteRow(id, Instant.now());
                 if (gone != MemoryWriter.NO_ROW) {
                     count++;
                 }
@@ -215,7 +218,7 @@ final class CallerVectors implements StoreVectors {
                 }
             }
             return new Deleted(count, vectors);
-        }, d -> store.vectorsChanged(List.of(), d.vectors()));
+        }, d -> writes.vectorsChanged(List.of(), d.vectors()));
         return deleted.count();
     }
 
@@ -242,9 +245,9 @@ final class CallerVectors implements StoreVectors {
 
     private float[] checked(float[] vector, String what) {
         Objects.requireNonNull(vector, what);
-        if (vector.length != store.dimension()) {
+        if (vector.length != dimension) {
             throw new IllegalArgumentException(what + " has " + vector.length + " dimensions; this store holds vectors of "
-                    + store.dimension());
+                    + dimension);
         }
         for (float f : vector) {
             if (!Float.isFinite(f)) {

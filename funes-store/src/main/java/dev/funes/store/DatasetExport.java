@@ -82,7 +82,7 @@ public final class DatasetExport {
         String[] storeId = new String[1];
         List<Stored> stored = new ArrayList<>();
         List<Deletion> tombstones = new ArrayList<>();
-        s.read("export memories", c -> {
+        s.database().read("export memories", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT value FROM meta WHERE key = 'store_id'");
                  ResultSet rs = ps.executeQuery()) {
                 storeId[0] = rs.next() ? rs.getString(1) : null;

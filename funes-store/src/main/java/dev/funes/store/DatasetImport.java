@@ -101,7 +101,7 @@ public final class DatasetImport {
         DatasetReader.Contents contents = dataset.contents;
 
         Map<String, Instant> localTombstones = new HashMap<>();
-        s.read("read tombstones", c -> {
+        s.database().read("read tombstones", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, deleted_at FROM tombstones");
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -134,7 +134,7 @@ public final class DatasetImport {
                 deletions.put(id, at);
             }
         });
-        MemoryWriter.Merged merged = s.merge(memories, vectors, addedAt, deletions);
+        MemoryWriter.Merged merged = s.writes().merge(memories, vectors, addedAt, deletions);
         int shards = 0;
         for (DatasetFormat.Manifest m : contents.manifests()) {
             shards += m.shards().size();

@@ -24,16 +24,18 @@ final class SqliteLinkTables implements LinkTables {
     static final String SCANNED_KEY = "memories_scanned_seq";
     private static final int IN_LIST_CHUNK = 500;
 
-    private final SqliteMemoryStore store;
+    private final StoreDatabase db;
+    private final MemoryWriter writes;
 
     SqliteLinkTables(SqliteMemoryStore store) {
-        this.store = store;
+        this.db = store.database();
+        this.writes = store.writes();
     }
 
     @Override
     public Optional<String> heads(String repo) {
         Objects.requireNonNull(repo, "repo");
-        return store.read("read the heads of " + repo, c -> {
+        return db.read("read the heads of " + repo, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT heads FROM repo_heads WHERE repo = ?")) {
                 ps.setString(1, repo);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -45,14 +47,14 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<String> repos() {
-        return store.read("list repositories", c -> strings(c, "SELECT repo FROM repo_heads ORDER BY repo"));
+        return db.read("list repositories", c -> strings(c, "SELECT repo FROM repo_heads ORDER BY repo"));
     }
 
     @Override
     public int putCommits(String repo, Collection<Commit> commits, String heads) {
         Objects.requireNonNull(repo, "repo");
         Objects.requireNonNull(heads, "heads");
-        return store.write("store " + commits.size() + " commits of " + repo, c -> {
+        return db.write("store " + commits.size() + " commits of " + repo, c -> {
             int added = 0;
             try (PreparedStatement commit = c.prepareStatement(
                     "INSERT OR IGNORE INTO commits (repo, sha, time, author, message) VALUES (?,?,?,?,?)");
@@ -62,8 +64,8 @@ final class SqliteLinkTables implements LinkTables {
                     commit.setString(1, repo);
                     commit.setString(2, k.sha());
                     commit.setString(3, Rows.instant(k.time()));
-                    commit.setString(4, store.redacted(k.author()));
-                    commit.setString(5, store.redacted(k.message()));
+                    commit.setString(4, writes.redacted(k.author()));
+                    commit.setString(5, writes.redacted(k.message()));
                     if (commit.executeUpdate() == 0) {
                         continue;
                     }
@@ -100,13 +102,13 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<String> projects() {
-        return store.read("list projects", c -> strings(c,
+        return db.read("list projects", c -> strings(c,
                 "SELECT DISTINCT project FROM memories WHERE project IS NOT NULL ORDER BY project"));
     }
 
     @Override
     public List<Scanned> memoriesAfter(long seq, int limit) {
-        return store.read("read memories to link", c -> {
+        return db.read("read memories to link", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + Rows.MEMORY_COLUMNS
                     + " FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?")) {
                 ps.setLong(1, seq);
@@ -125,7 +127,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public long scannedUpTo() {
-        return store.read("read the link scan position", c -> {
+        return db.read("read the link scan position", c -> {
             long max;
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT coalesce(max(seq), 0) FROM memories")) {
                 max = rs.next() ? rs.getLong(1) : 0;
@@ -144,7 +146,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public int putLinks(Collection<Link> links, long scannedUpTo) {
-        return store.write("store " + links.size() + " links", c -> {
+        return db.write("store " + links.size() + " links", c -> {
             int added = 0;
             try (PreparedStatement insert = c.prepareStatement("""
                     INSERT INTO links (memory_id, sha, evidence, confidence, repo, detail, linked_at)
@@ -193,13 +195,13 @@ final class SqliteLinkTables implements LinkTables {
     @Override
     public List<Commit> commits(String prefix) {
         String p = hex(prefix, 4);
-        return store.read("find commit " + p, c -> commitsWhere(c,
+        return db.read("find commit " + p, c -> commitsWhere(c,
                 "c.sha GLOB ? || '*' ORDER BY c.time DESC", ps -> ps.setString(1, p)));
     }
 
     @Override
     public List<Commit> commitsTouching(String repo, String path, int limit) {
-        return store.read("find commits of " + path, c -> commitsWhere(c,
+        return db.read("find commits of " + path, c -> commitsWhere(c,
                 "c.repo = ? AND EXISTS (SELECT 1 FROM commit_files f WHERE f.repo = c.repo AND f.sha = c.sha"
                         + " AND (f.path = ? OR f.old_path = ?)) ORDER BY c.time DESC LIMIT ?", ps -> {
                     ps.setString(1, repo);
@@ -211,7 +213,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<Commit> commitsBetween(String repo, Instant from, Instant to) {
-        return store.read("find commits of " + repo, c -> commitsWhere(c,
+        return db.read("find commits of " + repo, c -> commitsWhere(c,
                 "c.repo = ? AND c.time >= ? AND c.time <= ? ORDER BY c.time", ps -> {
                     ps.setString(1, repo);
                     ps.setString(2, Rows.instant(from));
@@ -223,7 +225,7 @@ final class SqliteLinkTables implements LinkTables {
     public List<Link> linksTo(String sha) {
         String s = hex(sha, 7);
         // Stored shas that start with the target, or (abbreviated ones) that the target starts with.
-        return store.read("find links to " + s, c -> links(c, """
+        return db.read("find links to " + s, c -> links(c, """
                 SELECT memory_id, sha, evidence, confidence, repo, detail FROM links
                 WHERE sha GLOB ?1 || '*'
                    OR (sha BETWEEN substr(?1, 1, 7) AND ?1 AND substr(?1, 1, length(sha)) = sha)
@@ -232,7 +234,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<Link> linksFrom(String memoryId) {
-        return store.read("find links of " + memoryId, c -> links(c, """
+        return db.read("find links of " + memoryId, c -> links(c, """
                 SELECT memory_id, sha, evidence, confidence, repo, detail FROM links
                 WHERE memory_id = ?1 ORDER BY confidence DESC""", memoryId));
     }
@@ -240,7 +242,7 @@ final class SqliteLinkTables implements LinkTables {
     @Override
     public List<Memory> memoriesBetween(String project, Instant from, Instant to) {
         String folder = project.endsWith("/") ? project : project + "/";
-        return store.read("find memories of " + project, c -> memoriesWhere(c,
+        return db.read("find memories of " + project, c -> memoriesWhere(c,
                 "(m.project = ? OR substr(m.project, 1, ?) = ?) AND coalesce(m.ended_at, m.started_at) >= ?"
                         + " AND coalesce(m.ended_at, m.started_at) <= ? ORDER BY coalesce(m.ended_at, m.started_at)",
                 ps -> {
@@ -254,7 +256,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<Memory> memoriesContaining(String needle, int limit) {
-        return store.read("find memories citing " + needle, c -> memoriesWhere(c,
+        return db.read("find memories citing " + needle, c -> memoriesWhere(c,
                 "(instr(m.text, ?1) > 0 OR instr(m.metadata, ?1) > 0)"
                         + " ORDER BY coalesce(m.ended_at, m.started_at) DESC LIMIT ?2", ps -> {
                     ps.setString(1, needle);
@@ -265,7 +267,7 @@ final class SqliteLinkTables implements LinkTables {
     @Override
     public List<Memory> memoriesDerivedFrom(Collection<String> ids) {
         List<String> list = List.copyOf(ids);
-        return store.read("find derived memories", c -> {
+        return db.read("find derived memories", c -> {
             List<Memory> out = new ArrayList<>();
             for (int from = 0; from < list.size(); from += IN_LIST_CHUNK) {
                 List<String> chunk = list.subList(from, Math.min(list.size(), from + IN_LIST_CHUNK));
@@ -282,7 +284,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public Map<String, Long> linkCounts() {
-        return store.read("count links", c -> {
+        return db.read("count links", c -> {
             Map<String, Long> counts = new LinkedHashMap<>();
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                     SELECT evidence, count(*) FROM links l
@@ -298,7 +300,7 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public long commitCount() {
-        return store.read("count commits", c -> {
+        return db.read("count commits", c -> {
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM commits")) {
                 return rs.next() ? rs.getLong(1) : 0L;
             }

@@ -23,7 +23,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -142,6 +141,16 @@ final class SqliteMemoryStore implements MemoryStore {
         return dense;
     }
 
+    /** The database: its read and write transactions, for the store's other views and tests. */
+    StoreDatabase database() {
+        return db;
+    }
+
+    /** The write path, for the writers of the store's other views ({@link CallerVectors}, imports). */
+    MemoryWriter writes() {
+        return writes;
+    }
+
     OpenReport openReport() {
         return openReport;
     }
@@ -189,58 +198,7 @@ final class SqliteMemoryStore implements MemoryStore {
         return writes.delete(id);
     }
 
-    /** {@link MemoryWriter#merge}: what a dataset import writes. */
-    MemoryWriter.Merged merge(Collection<Memory> memories, Map<String, float[]> vectors, Map<String, Instant> addedAt,
-                              Map<String, Instant> deletions) {
-        return writes.merge(memories, vectors, addedAt, deletions);
-    }
-
-    /** {@link MemoryWriter#redacted(Memory)}. */
-    Memory redacted(Memory m) {
-        return writes.redacted(m);
-    }
-
-    /** {@link MemoryWriter#redacted(String)}. */
-    String redacted(String text) {
-        return writes.redacted(text);
-    }
-
-    /** {@link MemoryWriter#refreshSession}, inside a {@link #transaction}. */
-    void refreshSession(String agent, String session) throws SQLException {
-        writes.refreshSession(agent, session);
-    }
-
-    /** {@link MemoryWriter#inserted}, inside a {@link #transaction}. */
-    void inserted(Memory m) throws SQLException {
-        writes.inserted(m);
-    }
-
-    /** {@link MemoryWriter#deleteRow}, inside a {@link #transaction}. */
-    long deleteRow(String id, Instant deletedAt) throws SQLException {
-        return writes.deleteRow(id, deletedAt);
-    }
-
-    /** {@link MemoryWriter#vectorsChanged}, after a {@link #transaction}. */
-    void vectorsChanged(List<SegmentedIndex.Entry> added, List<Long> deleted) {
-        writes.vectorsChanged(added, deleted);
-    }
-
-    /** {@link StoreDatabase#transaction}: for writers other than {@link #addAll} ({@link CallerVectors}). */
-    <T> T transaction(String what, StoreDatabase.Write<T> body, java.util.function.Consumer<T> afterCommit) {
-        return db.transaction(what, body, afterCommit);
-    }
-
-    /** {@link StoreDatabase#write}: for tables other than the memories' ({@link SqliteLinkTables}). */
-    <T> T write(String what, StoreDatabase.Read<T> work) {
-        return db.write(what, work);
-    }
-
     // ---------------------------------------------------------------- reads
-
-    /** {@link StoreDatabase#read}: one read transaction on a pooled read connection. */
-    <T> T read(String what, StoreDatabase.Read<T> read) {
-        return db.read(what, read);
-    }
 
     @Override
     public Optional<Memory> get(String id) {

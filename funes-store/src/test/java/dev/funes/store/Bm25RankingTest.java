@@ -86,7 +86,7 @@ class Bm25RankingTest {
 
     /** Both rankings of one query under a filter, in one read transaction; java null when left to FTS5. */
     private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqlFilter filter) {
-        return store.read("rank both ways", c -> {
+        return store.database().read("rank both ways", c -> {
             TermCounts.Generation index = new TermCounts().sync(c);
             LexicalRetriever.Lexical java = store.lexical().bm25().rank(c, terms, index, k, filter);
             List<Long> rows = new ArrayList<>();
@@ -123,7 +123,7 @@ class Bm25RankingTest {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             Indexer.builder(store).passages(false).build().index(List.of(fixtures));
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
-            List<String> words = sqlite.read("read the words", c -> {
+            List<String> words = sqlite.database().read("read the words", c -> {
                 Set<String> all = new LinkedHashSet<>();
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT text FROM memories")) {
                     while (rs.next()) {
@@ -167,7 +167,7 @@ class Bm25RankingTest {
             // Under filters: the memories' own projects, sessions and kinds, and a date none passes.
             List<SqlFilter> filters = new ArrayList<>();
             for (String column : List.of("project", "session")) {
-                for (String value : sqlite.read("read " + column + "s", c -> {
+                for (String value : sqlite.database().read("read " + column + "s", c -> {
                     List<String> values = new ArrayList<>();
                     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT " + column
                             + ", count(*) n FROM memories WHERE " + column + " IS NOT NULL GROUP BY 1 ORDER BY n DESC")) {
@@ -418,11 +418,11 @@ class Bm25RankingTest {
     }
 
     private static String token(SqliteMemoryStore store, String term) {
-        return store.read("tokenize", c -> store.lexical().bm25().token(c, term));
+        return store.database().read("tokenize", c -> store.lexical().bm25().token(c, term));
     }
 
     private static long seq(SqliteMemoryStore store, String id) {
-        return store.read("read a row number", c -> {
+        return store.database().read("read a row number", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT seq FROM memories WHERE id = ?")) {
                 ps.setString(1, id);
                 try (ResultSet rs = ps.executeQuery()) {

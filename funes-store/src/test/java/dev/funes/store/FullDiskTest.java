@@ -37,7 +37,7 @@ class FullDiskTest {
             store.add(first);
             SqliteMemoryStore s = (SqliteMemoryStore) store;
             long[] pages = new long[1];
-            s.write("fill the disk", c -> {
+            s.database().write("fill the disk", c -> {
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA page_count")) {
                     rs.next();
                     pages[0] = rs.getLong(1);
@@ -56,7 +56,7 @@ class FullDiskTest {
                     .hasMessageNotContaining("no transaction is active");
             assertThat(store.stats().memories()).isEqualTo(1);
 
-            s.write("make room", c -> {
+            s.database().write("make room", c -> {
                 try (Statement st = c.createStatement()) {
                     st.execute("PRAGMA max_page_count = " + (pages[0] * 1000));
                 }

@@ -235,7 +235,7 @@ class OverlappedSearchTest {
             SqliteMemoryStore sqlite = (SqliteMemoryStore) store;
             store.addAll(TestCorpus.create().all());
             for (int i = 0; i < 4; i++) { // the pool hands the connections out in turn
-                long mapped = sqlite.read("read mmap_size", c -> {
+                long mapped = sqlite.database().read("read mmap_size", c -> {
                     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA mmap_size")) {
                         rs.next();
                         return rs.getLong(1);
