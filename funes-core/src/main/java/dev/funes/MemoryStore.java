@@ -45,63 +45,16 @@ public interface MemoryStore extends AutoCloseable {
      * @throws StoreException     if the database cannot be written; nothing of this call is stored
      * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
      */
-    default AddResult addAll(Collection<Memory> memories) {
-        return addAll(memories, null);
+    AddResult addAll(Collection<Memory> memories);
+
+    /**
+     * The checkpoints of the log files this store was filled from, which an
+     * {@link dev.funes.ingest.Indexer} needs to read each log only once and to store each read's
+     * memories and checkpoint together; empty for a store that keeps none (an Indexer refuses it).
+     */
+    default Optional<SourceCheckpoints> checkpoints() {
+        return Optional.empty();
     }
-
-    /**
-     * Stores memories and, in the same transaction, the checkpoint of the log file they were read
-     * from. A crash leaves either both or neither, so an indexer never skips records it did not
-     * store nor stores records twice.
-     *
-     * @param source the file's new checkpoint, replacing any earlier one; {@code null} for none
-     * @return how many were added, unchanged, embedded
-     * @throws StoreException     if the database cannot be written; nothing of this call is stored
-     * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
-     */
-    AddResult addAll(Collection<Memory> memories, SourceState source);
-
-    /**
-     * Like {@link #addAll(Collection, SourceState)}, and in the same transaction deletes the
-     * memories cited from {@code source.path()} whose ids are not in {@code keep}: everything the
-     * file gave before is replaced by this read (what a log its author asked to be forgotten
-     * needs). An indexer reading a log again uses {@link #updateSource}, which loses nothing.
-     * {@code keep} must hold the ids of every memory the read produced, including those stored
-     * by earlier calls for the same read.
-     *
-     * @param source the file's new checkpoint, replacing any earlier one; not null
-     * @param keep   ids of the memories the file holds now
-     * @return how many were added, unchanged, embedded, and how many were deleted
-     * @throws StoreException     if the database cannot be written; nothing of this call is stored
-     * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
-     */
-    SourceUpdate replaceSource(Collection<Memory> memories, SourceState source, java.util.Set<String> keep);
-
-    /**
-     * Stores the last memories of a log read again in full, with its checkpoint, and settles in the
-     * same transaction what was stored from {@code source.path()} before and this read did not
-     * give ({@code keep} holds every id the read gave, including those stored by earlier calls for
-     * the same read): those in {@code replace} are deleted (the earlier version of an exchange that
-     * was still being written, which this read gave complete); every other one stays, marked
-     * with the metadata {@link SourceState#CHANGED_KEY} (value: {@code source.indexedAt()}) unless
-     * it already is, because the file no longer holds what it was read from (it was rotated,
-     * truncated or rewritten). A memory is thus never lost to a log replaced at the same path.
-     *
-     * @param source  the file's new checkpoint, replacing any earlier one; not null
-     * @param keep    ids of the memories the file holds now
-     * @param replace ids of provisional memories this read may delete when it did not give them again;
-     *                {@code null} for every memory cited from the file that is not marked: a read of
-     *                a file that holds the very bytes read before, whose earlier memories are all
-     *                earlier readings of records this read read again
-     * @return how many were added, unchanged, embedded; how many deleted and newly marked
-     * @throws StoreException     if the database cannot be written; nothing of this call is stored
-     * @throws EmbeddingException if a text cannot be embedded; nothing of this call is stored
-     */
-    SourceUpdate updateSource(Collection<Memory> memories, SourceState source, java.util.Set<String> keep,
-                              java.util.Set<String> replace);
-
-    /** The stored checkpoint of a log file, if it was indexed before. */
-    Optional<SourceState> source(java.nio.file.Path file);
 
     /**
      * The best memories for the request, best first, at most {@link SearchRequest#limit()} of

@@ -29,7 +29,7 @@ public record SourceState(Path path, long size, Instant lastModified, long index
      * rotated, truncated or rewritten since (a new generation of the log at the same path). The
      * memory stays, and its {@link Provenance} cites the file as it was; the value is the time
      * (ISO-8601, UTC) of the read that found the file changed ({@link #indexedAt()} of its
-     * checkpoint). Set by {@link MemoryStore#updateSource}; a later read that gives the memory
+     * checkpoint). Set by {@link SourceCheckpoints#updateSource}; a later read that gives the memory
      * again stores it without the key.
      */
     public static final String CHANGED_KEY = "sourceChanged";

@@ -1,7 +1,7 @@
 package dev.funes;
 
 /**
- * What {@link MemoryStore#updateSource} or {@link MemoryStore#replaceSource} did with a log file
+ * What {@link SourceCheckpoints#updateSource} or {@link SourceCheckpoints#replaceSource} did with a log file
  * read again: the memories of the read, and what became of those stored from the file before.
  *
  * @param stored  what was added, unchanged, embedded of the read's memories

@@ -190,7 +190,7 @@ class RotatedLogsTest {
         while (System.nanoTime() - start < GIVE_UP_NANOS) {
             long size = Files.size(file);
             long modified = Files.getLastModifiedTime(file).toMillis();
-            SourceState state = open.store().source(file.toRealPath()).orElse(null);
+            SourceState state = open.store().checkpoints().orElseThrow().source(file.toRealPath()).orElse(null);
             if (state != null && state.size() == size && state.indexedBytes() == size
                     && state.lastModified().toEpochMilli() == modified) {
                 return;

@@ -308,7 +308,7 @@ final class FileBatches implements PassageSink {
      * the very bytes read before deletes every earlier reading of them it did not give again
      * (those of an earlier version of Funes, say). Everything else the
      * file gave before and this read did not give stays, marked
-     * {@link SourceState#CHANGED_KEY} ({@link dev.funes.MemoryStore#updateSource}): the file is a new
+     * {@link SourceState#CHANGED_KEY} ({@link dev.funes.SourceCheckpoints#updateSource}): the file is a new
      * generation (rotated, truncated or rewritten).
      */
     void finish(SourceState checkpoint) {

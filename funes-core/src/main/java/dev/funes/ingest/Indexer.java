@@ -55,7 +55,7 @@ import java.util.Set;
  *       it does not give again: the records are all still there, read again. A file that no longer holds what
  *       was read from it (rotated by {@code mv} or {@code copytruncate}, truncated, emptied,
  *       rewritten with other content) is a new generation of that log: the last batch of its
- *       read is stored with {@link MemoryStore#updateSource}, which keeps every earlier memory the
+ *       read is stored with {@link dev.funes.SourceCheckpoints#updateSource}, which keeps every earlier memory the
  *       read did not give, marked {@link SourceState#CHANGED_KEY}, beside the new ones.
  *       {@link IndexReport#changedFiles()} names such files, and the report counts every memory
  *       removed ({@link IndexReport#memoriesReplaced()}, {@link IndexReport#memoriesForgotten()}).</li>

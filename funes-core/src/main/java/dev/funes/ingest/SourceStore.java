@@ -3,6 +3,7 @@ package dev.funes.ingest;
 import dev.funes.AddResult;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
+import dev.funes.SourceCheckpoints;
 import dev.funes.SourceState;
 import dev.funes.SourceUpdate;
 
@@ -19,33 +20,38 @@ import java.util.Set;
 final class SourceStore {
 
     private final MemoryStore store;
+    private final SourceCheckpoints checkpoints;
 
+    /** @throws IllegalArgumentException if the store keeps no checkpoints */
     SourceStore(MemoryStore store) {
         this.store = store;
+        this.checkpoints = store.checkpoints().orElseThrow(() -> new IllegalArgumentException(
+                "an Indexer needs a store that keeps source checkpoints (MemoryStore.checkpoints()), and "
+                        + store.getClass().getName() + " keeps none"));
     }
 
     /** The checkpoint of the last complete read of {@code file}, if any. */
     Optional<SourceState> checkpoint(Path file) {
-        return store.source(file);
+        return checkpoints.source(file);
     }
 
     /** Stores a batch of a file; with {@code checkpoint} (or null) in the same transaction. */
     AddResult add(List<Memory> memories, SourceState checkpoint) {
-        return store.addAll(memories, checkpoint);
+        return checkpoints.addAll(memories, checkpoint);
     }
 
     /**
      * Stores a read from the start's last batch with its checkpoint; what the file gave before and
      * is neither in {@code keep} nor in {@code replace} stays, marked as from an earlier version
-     * (see {@link MemoryStore#updateSource}).
+     * (see {@link SourceCheckpoints#updateSource}).
      */
     SourceUpdate update(List<Memory> memories, SourceState checkpoint, Set<String> keep, Set<String> replace) {
-        return store.updateSource(memories, checkpoint, keep, replace);
+        return checkpoints.updateSource(memories, checkpoint, keep, replace);
     }
 
     /** Deletes everything stored from the checkpoint's file and stores the checkpoint; how many were deleted. */
     int forgetAll(SourceState checkpoint) {
-        return store.replaceSource(List.of(), checkpoint, Set.of()).removed();
+        return checkpoints.replaceSource(List.of(), checkpoint, Set.of()).removed();
     }
 
     /** The stored memory with this id, if any. */

@@ -3,6 +3,7 @@ package dev.funes.ingest;
 import dev.funes.AddResult;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
+import dev.funes.SourceCheckpoints;
 import dev.funes.ScoreParts;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
@@ -29,7 +30,7 @@ import java.util.Set;
  * the contract's parts the Indexer relies on: idempotent adds by id, checkpoints stored
  * atomically with their batch, all-or-nothing failure.
  */
-final class InMemoryStore implements MemoryStore {
+final class InMemoryStore implements MemoryStore, SourceCheckpoints {
 
     /** One addAll call as the store saw it. */
     record Call(int memories, SourceState source) {
@@ -50,6 +51,16 @@ final class InMemoryStore implements MemoryStore {
     volatile java.util.function.Consumer<Path> beforeSource = file -> {
     };
     private boolean closed;
+
+    @Override
+    public AddResult addAll(Collection<Memory> batch) {
+        return addAll(batch, null);
+    }
+
+    @Override
+    public Optional<SourceCheckpoints> checkpoints() {
+        return Optional.of(this);
+    }
 
     @Override
     public AddResult addAll(Collection<Memory> batch, SourceState source) {

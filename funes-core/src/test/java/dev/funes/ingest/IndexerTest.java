@@ -1,5 +1,12 @@
 package dev.funes.ingest;
 
+import java.util.Optional;
+import java.util.Collection;
+import dev.funes.StoreStats;
+import dev.funes.SessionInfo;
+import dev.funes.SearchRequest;
+import dev.funes.SearchHit;
+import dev.funes.MemoryStore;
 import dev.funes.AddResult;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
@@ -455,5 +462,50 @@ class IndexerTest {
 
         assertThat(report.summary()).isEqualTo("12 files: 3 indexed, 8 unchanged, 1 failed; "
                 + "140 memories added, 20 unchanged, 150 embedded; 2 records skipped; 1 problem; 1.2 s");
+    }
+
+    @Test
+    void aStoreWithoutCheckpointsIsRefusedByName() {
+        MemoryStore plain = new MemoryStore() {
+            @Override
+            public AddResult addAll(Collection<Memory> memories) {
+                return store.addAll(memories);
+            }
+
+            @Override
+            public List<SearchHit> search(SearchRequest request) {
+                return store.search(request);
+            }
+
+            @Override
+            public List<SessionInfo> recentSessions(int limit) {
+                return store.recentSessions(limit);
+            }
+
+            @Override
+            public Optional<Memory> get(String id) {
+                return store.get(id);
+            }
+
+            @Override
+            public boolean delete(String id) {
+                return store.delete(id);
+            }
+
+            @Override
+            public StoreStats stats() {
+                return store.stats();
+            }
+
+            @Override
+            public void close() {
+                store.close();
+            }
+        };
+        assertThat(plain.checkpoints()).isEmpty();
+        assertThatThrownBy(() -> Indexer.builder(plain).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("source checkpoints").hasMessageContaining("keeps none");
+        assertThat(store.checkpoints()).containsSame(store);
     }
 }

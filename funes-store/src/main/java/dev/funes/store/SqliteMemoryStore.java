@@ -4,6 +4,7 @@ import dev.funes.AddResult;
 import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
+import dev.funes.SourceCheckpoints;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
@@ -46,7 +47,7 @@ import java.util.Set;
  * with a {@link StoreException} saying so; nothing is migrated, rebuilt or sealed on disk (the
  * dense index searches what its files lack from memory).
  */
-final class SqliteMemoryStore implements MemoryStore {
+final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqliteMemoryStore.class);
 
@@ -176,6 +177,17 @@ final class SqliteMemoryStore implements MemoryStore {
     }
 
     // ---------------------------------------------------------------- writes
+
+    @Override
+    public AddResult addAll(Collection<Memory> memories) {
+        return writes.addAll(memories, null);
+    }
+
+    /** This store keeps the checkpoints of the logs it was filled from: it is its own. */
+    @Override
+    public Optional<SourceCheckpoints> checkpoints() {
+        return Optional.of(this);
+    }
 
     @Override
     public AddResult addAll(Collection<Memory> memories, SourceState source) {

@@ -102,7 +102,7 @@ class StoreFamilySecretsTest {
             IndexReport again = Indexer.builder(store).build().index(List.of(projects));
             assertThat(again.problems()).isEmpty();
             assertThat(again.filesIndexed()).isEqualTo(1);
-            assertThat(store.source(grown)).hasValueSatisfying(s -> assertThat(s.resume()).isNotEmpty());
+            assertThat(store.checkpoints().orElseThrow().source(grown)).hasValueSatisfying(s -> assertThat(s.resume()).isNotEmpty());
 
             // Every string of a memory added directly, and a checkpoint given by the caller.
             String agentToken = plant(corpus, "direct", fake.huggingFaceToken());
@@ -110,12 +110,12 @@ class StoreFamilySecretsTest {
             String keyToken = plant(corpus, "direct", fake.npmToken());
             String pathToken = plant(corpus, "direct", fake.of(Fake.BASE62, 36));
             Path secretLog = tmp.resolve("logs-" + pathToken).resolve("s.jsonl");
-            store.replaceSource(List.of(Memory.builder(MemoryKind.NOTE, "mcp-client " + agentToken, "a note about the deploy")
+            store.checkpoints().orElseThrow().replaceSource(List.of(Memory.builder(MemoryKind.NOTE, "mcp-client " + agentToken, "a note about the deploy")
                             .session("session " + sessionToken).metadata("note " + keyToken, "value")
                             .provenance(new Provenance(secretLog, 1, 1, 0, 10, List.of())).build()),
                     new SourceState(secretLog, 10, Instant.parse("2025-12-01T00:00:00Z"), 10, 1, "", "claude-code",
                             Instant.parse("2025-12-01T00:00:01Z")), java.util.Set.of());
-            assertThat(store.source(secretLog)).isPresent();
+            assertThat(store.checkpoints().orElseThrow().source(secretLog)).isPresent();
 
             // Caller-supplied vectors, as FunesEmbeddingStore (LangChain4j) stores them.
             String vectorSecret = plant(corpus, "vectors", fake.sendgridKey());

@@ -55,13 +55,27 @@ public final class CrashChild {
     }
 
     /** Tells stdout about every batch once the store has committed it, that is once addAll returned. */
-    private record Reporting(MemoryStore store, PrintStream out) implements MemoryStore {
+    private record Reporting(MemoryStore store, PrintStream out) implements MemoryStore, dev.funes.SourceCheckpoints {
+
+        @Override
+        public AddResult addAll(Collection<Memory> memories) {
+            return addAll(memories, null);
+        }
+
+        @Override
+        public Optional<dev.funes.SourceCheckpoints> checkpoints() {
+            return Optional.of(this);
+        }
+
+        private dev.funes.SourceCheckpoints sources() {
+            return store.checkpoints().orElseThrow();
+        }
 
         @Override
         public AddResult addAll(Collection<Memory> memories, SourceState source) {
             out.println("ADDING");
             out.flush();
-            AddResult result = store.addAll(memories, source);
+            AddResult result = sources().addAll(memories, source);
             StringBuilder ids = new StringBuilder();
             for (Memory m : memories) {
                 ids.append(ids.length() == 0 ? "" : ",").append(m.id());
@@ -74,13 +88,13 @@ public final class CrashChild {
         @Override
         public dev.funes.SourceUpdate replaceSource(Collection<Memory> memories, SourceState source,
                                                    java.util.Set<String> keep) {
-            return reported(memories, source, () -> store.replaceSource(memories, source, keep));
+            return reported(memories, source, () -> sources().replaceSource(memories, source, keep));
         }
 
         @Override
         public dev.funes.SourceUpdate updateSource(Collection<Memory> memories, SourceState source,
                                                   java.util.Set<String> keep, java.util.Set<String> replace) {
-            return reported(memories, source, () -> store.updateSource(memories, source, keep, replace));
+            return reported(memories, source, () -> sources().updateSource(memories, source, keep, replace));
         }
 
         private dev.funes.SourceUpdate reported(Collection<Memory> memories, SourceState source,
@@ -104,7 +118,7 @@ public final class CrashChild {
 
         @Override
         public Optional<SourceState> source(Path file) {
-            return store.source(file);
+            return sources().source(file);
         }
 
         @Override

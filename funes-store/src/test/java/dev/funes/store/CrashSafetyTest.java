@@ -183,7 +183,7 @@ class CrashSafetyTest {
                 assertThat(reopened.get(id)).as(context + ": memory " + id + " was reported committed").isPresent();
             }
             for (Path log : checkpointed) {
-                assertThat(reopened.source(log)).as(context + ": checkpoint of " + log).isPresent();
+                assertThat(reopened.checkpoints().orElseThrow().source(log)).as(context + ": checkpoint of " + log).isPresent();
             }
             if (!committed.isEmpty()) {
                 assertThat(reopened.search(SearchRequest.of("why did the tests fail"))).isNotEmpty();

@@ -640,7 +640,7 @@ class FunesStoreTest {
                 "claude-code", Instant.parse("2025-01-04T00:00:00Z"));
         List<Memory> all = corpus.all();
         try (MemoryStore store = open(dir)) {
-            store.addAll(all.subList(0, 3), first);
+            store.checkpoints().orElseThrow().addAll(all.subList(0, 3), first);
         }
         // A trigger makes SQLite itself abort on the last memory of the next batch, after the
         // vectors and the first memories of that batch were inserted.
@@ -651,20 +651,20 @@ class FunesStoreTest {
         batch.add(poisoned);
         try (MemoryStore store = open(dir)) {
             var before = store.stats();
-            assertThatThrownBy(() -> store.addAll(batch, second))
+            assertThatThrownBy(() -> store.checkpoints().orElseThrow().addAll(batch, second))
                     .isInstanceOf(StoreException.class)
                     .hasMessageContaining("rejected by test trigger")
                     .hasMessageContaining("nothing of this batch was stored");
             assertThat(store.stats()).usingRecursiveComparison().ignoringFields("databaseBytes", "indexBytes")
                     .isEqualTo(before);
-            assertThat(store.source(log)).contains(first);
+            assertThat(store.checkpoints().orElseThrow().source(log)).contains(first);
             for (Memory m : batch) {
                 assertThat(store.get(m.id())).isEmpty();
             }
             assertThat(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))
                     .extracting(h -> h.memory().id()).doesNotContain(corpus.get("tls-port").id());
-            assertThat(store.addAll(batch.subList(0, 5), second).added()).isEqualTo(5);
-            assertThat(store.source(log)).contains(second);
+            assertThat(store.checkpoints().orElseThrow().addAll(batch.subList(0, 5), second).added()).isEqualTo(5);
+            assertThat(store.checkpoints().orElseThrow().source(log)).contains(second);
         }
     }
 

@@ -191,7 +191,7 @@ class LogGenerationsTest {
         assertThat(emptied.filesIndexed()).isEqualTo(1);
         assertNewGeneration(before, emptied);
         try (MemoryStore store = open()) {
-            assertThat(store.source(file).orElseThrow().size()).isZero();
+            assertThat(store.checkpoints().orElseThrow().source(file).orElseThrow().size()).isZero();
         }
         assertThat(index().filesUnchanged()).as("still empty: not read again").isEqualTo(1);
 
@@ -216,7 +216,7 @@ class LogGenerationsTest {
         Files.write(file, head("episodic-memory-tiny.jsonl", 1));
         List<Memory> before = indexFirst();
         try (MemoryStore store = open()) {
-            assertThat(store.source(file).orElseThrow().resume()).as("no resume point: a continuation").contains("\"bound\"");
+            assertThat(store.checkpoints().orElseThrow().source(file).orElseThrow().resume()).as("no resume point: a continuation").contains("\"bound\"");
         }
 
         Files.write(file, Arrays.copyOfRange(Files.readAllBytes(fixture("episodic-memory-tiny.jsonl")),

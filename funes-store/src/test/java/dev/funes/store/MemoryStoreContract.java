@@ -349,13 +349,13 @@ abstract class MemoryStoreContract {
         Path log = dir.resolve("logs/session.jsonl");
         List<Memory> all = corpus.all();
         try (MemoryStore store = open(dir.resolve("store"), embedder())) {
-            assertThat(store.source(log)).isEmpty();
-            store.addAll(all.subList(0, 5), checkpoint(log, 1000));
-            assertThat(store.source(log)).contains(checkpoint(log, 1000));
-            store.addAll(all.subList(5, 10), checkpoint(log, 5000));
-            assertThat(store.source(dir.resolve("logs/../logs/session.jsonl"))).contains(checkpoint(log, 5000));
+            assertThat(store.checkpoints().orElseThrow().source(log)).isEmpty();
+            store.checkpoints().orElseThrow().addAll(all.subList(0, 5), checkpoint(log, 1000));
+            assertThat(store.checkpoints().orElseThrow().source(log)).contains(checkpoint(log, 1000));
+            store.checkpoints().orElseThrow().addAll(all.subList(5, 10), checkpoint(log, 5000));
+            assertThat(store.checkpoints().orElseThrow().source(dir.resolve("logs/../logs/session.jsonl"))).contains(checkpoint(log, 5000));
             assertThat(store.stats().sources()).isEqualTo(1);
-            store.addAll(List.of(), checkpoint(dir.resolve("other.jsonl"), 10));
+            store.checkpoints().orElseThrow().addAll(List.of(), checkpoint(dir.resolve("other.jsonl"), 10));
             assertThat(store.stats().sources()).isEqualTo(2);
         }
     }
@@ -366,14 +366,14 @@ abstract class MemoryStoreContract {
         List<Memory> all = corpus.all();
         Memory poison = Memory.builder(MemoryKind.NOTE, "me", "this one is " + FailingEmbedder.MARKER).build();
         try (MemoryStore store = open(dir.resolve("store"), new FailingEmbedder(embedder()))) {
-            store.addAll(all.subList(0, 3), checkpoint(log, 1000));
+            store.checkpoints().orElseThrow().addAll(all.subList(0, 3), checkpoint(log, 1000));
             StoreStats before = store.stats();
 
             List<Memory> batch = new ArrayList<>(all.subList(3, 8));
             batch.add(poison);
-            assertThatThrownBy(() -> store.addAll(batch, checkpoint(log, 9000))).isInstanceOf(EmbeddingException.class);
+            assertThatThrownBy(() -> store.checkpoints().orElseThrow().addAll(batch, checkpoint(log, 9000))).isInstanceOf(EmbeddingException.class);
 
-            assertThat(store.source(log)).contains(checkpoint(log, 1000));
+            assertThat(store.checkpoints().orElseThrow().source(log)).contains(checkpoint(log, 1000));
             for (Memory m : batch) {
                 assertThat(store.get(m.id())).isEmpty();
             }
@@ -381,8 +381,8 @@ abstract class MemoryStoreContract {
                     .isEqualTo(before);
             assertThat(ids(store.search(SearchRequest.of("ERR_SSL_PROTOCOL_ERROR")))).doesNotContain(corpus.get("tls-port").id());
 
-            assertThat(store.addAll(all.subList(3, 8), checkpoint(log, 9000)).added()).isEqualTo(5);
-            assertThat(store.source(log)).contains(checkpoint(log, 9000));
+            assertThat(store.checkpoints().orElseThrow().addAll(all.subList(3, 8), checkpoint(log, 9000)).added()).isEqualTo(5);
+            assertThat(store.checkpoints().orElseThrow().source(log)).contains(checkpoint(log, 9000));
         }
     }
 
@@ -455,12 +455,12 @@ abstract class MemoryStoreContract {
         store.close();
         store.close();
         assertThatThrownBy(() -> store.add(m)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> store.addAll(List.of(m), null)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store.checkpoints().orElseThrow().addAll(List.of(m), null)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> store.get(m.id())).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> store.delete(m.id())).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> store.search(SearchRequest.of("ci"))).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(store::stats).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> store.source(dir)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store.checkpoints().orElseThrow().source(dir)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -72,10 +72,10 @@ class ResumeStoreTest {
         Files.write(file, Arrays.copyOfRange(bytes, cut, bytes.length), StandardOpenOption.APPEND);
         IndexReport report;
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            SourceState before = store.source(file).orElseThrow();
+            SourceState before = store.checkpoints().orElseThrow().source(file).orElseThrow();
             assertThat(before.resume()).contains("\"offset\"");
             report = Indexer.builder(store).build().index(List.of(file));
-            assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
+            assertThat(store.checkpoints().orElseThrow().source(file).orElseThrow().indexedBytes()).isEqualTo(bytes.length);
         }
         assertThat(report.filesResumed()).isEqualTo(1);
         assertThat(report.bytesRead()).isPositive().isLessThan(bytes.length - cut / 2);
@@ -98,7 +98,7 @@ class ResumeStoreTest {
         // The shape of a version 1 store.
         OldStores.downgradeToVersion1(dir);
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            SourceState state = store.source(file).orElseThrow();
+            SourceState state = store.checkpoints().orElseThrow().source(file).orElseThrow();
             assertThat(state.resume()).isEmpty();
             // Migration 8 resets every checkpoint so that the next index adds the passages; the
             // rest of the checkpoint (size, time, head) is kept, and the read after it completes it.
@@ -106,7 +106,7 @@ class ResumeStoreTest {
             assertThat(state.size()).isEqualTo(Files.size(file));
             IndexReport once = Indexer.builder(store).build().index(List.of(file));
             assertThat(once.filesIndexed()).isEqualTo(1);
-            assertThat(store.source(file).orElseThrow().indexedBytes()).isEqualTo(Files.size(file));
+            assertThat(store.checkpoints().orElseThrow().source(file).orElseThrow().indexedBytes()).isEqualTo(Files.size(file));
             IndexReport again = Indexer.builder(store).build().index(List.of(file));
             assertThat(again.filesUnchanged()).isEqualTo(1);
         }

@@ -87,7 +87,7 @@ class StoreRedactionTest {
         SourceState source = new SourceState(LOG, 300, Instant.parse("2025-01-01T00:00:00Z"), 300, 2, "f", "claude-code",
                 Instant.parse("2025-01-01T00:00:01Z"));
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            store.replaceSource(List.of(m, plain), source, Set.of(m.id(), plain.id()));
+            store.checkpoints().orElseThrow().replaceSource(List.of(m, plain), source, Set.of(m.id(), plain.id()));
             assertThat(store.stats().memories()).isEqualTo(2);
         }
     }
