@@ -454,7 +454,7 @@ final class AiderReader {
      * sessions of different projects apart when they started in the same second.
      */
     private String sessionId(LocalDateTime start, int headerLine) {
-        String hash = HexFormat.of().formatHex(sha256(file + "#" + headerLine)).substring(0, 8);
+        String hash = Sha256.hex(file + "#" + headerLine, 8);
         return "aider-" + (start == null ? "L" + headerLine : SESSION_TIME.format(start)) + "-" + hash;
     }
 
@@ -710,9 +710,5 @@ final class AiderReader {
 
     private static String normal(String s) {
         return s.strip().replaceAll("\\s+", " ");
-    }
-
-    private static byte[] sha256(String s) {
-        return AiderReply.newDigest().digest(s.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -5,7 +5,6 @@ import dev.funes.ingest.AiderReader.Piece;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,7 +52,7 @@ final class AiderReply {
         this.recs = recs;
         this.answered = answered;
         this.replyStart = first.number();
-        this.replyDigest = newDigest();
+        this.replyDigest = Sha256.digest();
     }
 
     /** Whether a thinking block or a fence is open: then every line but Aider's own belongs to the reply. */
@@ -356,7 +355,7 @@ final class AiderReply {
 
     /** A digest of the text's words, comparable with a reply's ({@link #end}). */
     static byte[] digest(String text) {
-        MessageDigest d = newDigest();
+        MessageDigest d = Sha256.digest();
         for (String line : text.split("\n")) {
             if (!line.isBlank()) {
                 update(d, line);
@@ -370,14 +369,6 @@ final class AiderReply {
         for (String word : line.strip().split("\\s+")) {
             d.update(word.getBytes(StandardCharsets.UTF_8));
             d.update((byte) ' ');
-        }
-    }
-
-    static MessageDigest newDigest() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
     }
 

@@ -10,7 +10,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
@@ -72,13 +71,9 @@ record FileSnapshot(Path file, long size, Instant modified, String key, byte[] h
     /** {@code <n>:<hex>}: how many leading bytes were hashed, and the first 128 bits of their SHA-256. */
     static String fingerprint(byte[] head) {
         int n = Math.min(head.length, FINGERPRINT_BYTES);
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(head, 0, n);
-            return n + ":" + HexFormat.of().formatHex(sha.digest()).substring(0, 32);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        MessageDigest sha = Sha256.digest();
+        sha.update(head, 0, n);
+        return n + ":" + HexFormat.of().formatHex(sha.digest()).substring(0, 32);
     }
 
     /** Why a file could not be looked at or read, in a few words. */
