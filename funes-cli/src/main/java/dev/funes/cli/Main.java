@@ -29,6 +29,8 @@ public final class Main implements Callable<Integer> {
 
     /** Exit status when indexing finished but skipped some input. */
     static final int EXIT_PARTIAL = 3;
+    /** Options that, first on the line, can only mean {@code funes index}. */
+    private static final java.util.Set<String> INDEX_FIRST_OPTIONS = java.util.Set.of("--index-path", "--vector-db");
 
     /*
      * JVector logs through java.util.logging: at start-up it explains which vector provider and
@@ -60,6 +62,14 @@ public final class Main implements Callable<Integer> {
      * @param err  where logs, progress and errors go
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        if (args.length > 0 && INDEX_FIRST_OPTIONS.contains(args[0].split("=", 2)[0])) {
+            // The form older announcements show, `funes --index-path DIR ...`: index is meant.
+            err.println("funes: reading this as 'funes index " + String.join(" ", args) + "'");
+            String[] index = new String[args.length + 1];
+            index[0] = "index";
+            System.arraycopy(args, 0, index, 1, args.length);
+            args = index;
+        }
         int status = commandLine(out, err).execute(args);
         out.flush();
         err.flush();

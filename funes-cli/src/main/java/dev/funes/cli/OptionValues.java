@@ -25,6 +25,18 @@ final class OptionValues {
         }
     }
 
+    /** {@code --vector-db}: the backend's name, checked; there is one. */
+    static final class VectorDb implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!StoreOptions.LOCAL_SQLITE.equals(value)) {
+                throw new CommandLine.TypeConversionException("unknown vector database '" + value + "'; Funes has one backend: "
+                        + StoreOptions.LOCAL_SQLITE + " (SQLite, FTS5 and JVector files in the store directory)");
+            }
+            return value;
+        }
+    }
+
     /**
      * Builds what the options describe; an {@link IllegalArgumentException} (a value out of range)
      * becomes a usage error naming it.

@@ -97,4 +97,21 @@ class CliBasicsTest {
         assertThat(result.out()).isEmpty();
         assertThat(result.err()).contains("Unknown option: '--no-such-option'").contains("Usage: funes index");
     }
+
+    @Test
+    void theAnnouncedIndexLineWorksAndAnotherBackendIsBadUsageNamingTheOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path store) {
+        String demo = java.nio.file.Path.of("../examples/demo-session").toAbsolutePath().normalize().toString();
+        CliTest.Result indexed = funes("--index-path", demo, "--vector-db", "local-sqlite", "--store", store.toString());
+        assertThat(indexed.status()).as(indexed.err()).isZero();
+        assertThat(indexed.err()).contains("reading this as 'funes index --index-path");
+        assertThat(indexed.out()).contains("1 indexed");
+
+        CliTest.Result again = funes("index", "--index-path", demo, "--vector-db", "local-sqlite", "--store", store.toString());
+        assertThat(again.status()).as(again.err()).isZero();
+        assertThat(again.out()).contains("1 unchanged");
+
+        CliTest.Result other = funes("index", "--index-path", demo, "--vector-db", "chroma", "--store", store.toString());
+        assertThat(other.status()).isEqualTo(2);
+        assertThat(other.err()).contains("unknown vector database 'chroma'").contains("local-sqlite");
+    }
 }
