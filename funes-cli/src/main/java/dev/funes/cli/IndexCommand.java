@@ -41,7 +41,8 @@ final class IndexCommand implements Callable<Integer> {
     public Integer call() {
         List<Path> roots = paths != null ? paths : AgentLogs.defaultRoots();
         if (roots.isEmpty()) {
-            throw new FunesException("no agent logs in the default locations (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, Cline task folders); pass --index-path PATH");
+            throw new FunesException("no agent logs in the default locations under " + System.getProperty("user.home")
+                    + " (.claude/projects, .codex/sessions, .gemini/tmp, Cline task folders); pass --index-path PATH");
         }
         PrintWriter err = spec.commandLine().getErr();
         IndexReport report;
@@ -51,6 +52,10 @@ final class IndexCommand implements Callable<Integer> {
             report = Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build().index(roots);
             // Commits of the sessions' repositories, and which memories made them (docs/WHY.md).
             links = Why.over(open.store()).link(repos == null ? List.of() : repos);
+        }
+        if (report.filesSeen() == 0) {
+            err.println("funes: no log files found in " + roots.stream().map(Path::toString)
+                    .collect(java.util.stream.Collectors.joining(", ")));
         }
         spec.commandLine().getOut().println(report.summary());
         spec.commandLine().getOut().println(links.summary());

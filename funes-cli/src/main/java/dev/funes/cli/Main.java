@@ -51,7 +51,20 @@ public final class Main implements Callable<Integer> {
 
     /** Runs the command line and exits the JVM with its status. */
     public static void main(String[] args) {
+        useHomeOfTheEnvironment();
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * The JVM reads {@code user.home} from the password database; the shell's {@code $HOME} (set
+     * differently for a sandbox, a test or another account's files) is what the user means, for
+     * the default store ({@code ~/.funes}) and the agents' default log folders alike.
+     */
+    private static void useHomeOfTheEnvironment() {
+        String home = System.getenv("HOME");
+        if (home != null && !home.isBlank()) {
+            System.setProperty("user.home", home);
+        }
     }
 
     /**
