@@ -212,7 +212,16 @@ final class CodingEval {
      * Indexes the fixtures into one store per model and scores every counted question with every
      * configuration of {@link Configs}.
      */
-    static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream log) throws IOException {
+    static Result run(Prepared data, List<String> models, StoreDirs dirs, Path ranksFile, PrintStream log)
+            throws IOException {
+        try (PrintStream ranks = ranksFile == null ? null
+                : new PrintStream(Files.newOutputStream(ranksFile), true, StandardCharsets.UTF_8)) {
+            return run(data, models, dirs, ranks, log);
+        }
+    }
+
+    private static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream ranks, PrintStream log)
+            throws IOException {
         List<String> configs = Configs.names(models);
         Map<String, Metrics.Mean> all = new LinkedHashMap<>();
         Map<String, Metrics.Mean> paraphrased = new LinkedHashMap<>();
@@ -268,6 +277,9 @@ final class CodingEval {
                             for (Configs.Config config : group.configs()) {
                                 List<SearchHit> ranked = Configs.hits(store, q.question(), null, config.mode());
                                 score(q, config.name(), ranked, answers, all, paraphrased, literal, misses);
+                                if (ranks != null) {
+                                    ranks(ranks, q, config.name(), ranked, answers);
+                                }
                                 double[] strictSuccess = new double[Metrics.CUTOFFS.size()];
                                 for (int i = 0; i < strictSuccess.length; i++) {
                                     strictSuccess[i] = Metrics.successAt(ranked, strictly, Metrics.CUTOFFS.get(i));
@@ -303,6 +315,25 @@ final class CodingEval {
             chars += (h.passage() != null ? h.passage() : h.memory()).text().length();
         }
         return (int) Math.round(chars / 4.0);
+    }
+
+    /**
+     * One question's line for {@code --ranks}: the id, configuration and first answering rank (0
+     * for none in the first 20), then one line per hit of the first 5 with its kind, what it cites,
+     * how its score was made and the start of its returned text.
+     */
+    private static void ranks(PrintStream out, CodingQuestions.Question q, String config, List<SearchHit> ranked,
+                              Predicate<SearchHit> answers) {
+        double rr = Metrics.reciprocalRank(ranked, answers);
+        out.printf(Locale.ROOT, "%s\t%s\t%d\t%s%n", q.id(), config, rr == 0 ? 0 : Math.round(1 / rr), q.question());
+        for (int i = 0; i < Math.min(5, ranked.size()); i++) {
+            SearchHit h = ranked.get(i);
+            Memory shown = h.passage() != null ? h.passage() : h.memory();
+            out.printf(Locale.ROOT, "\t#%d%s\t%s\t%s:%d-%d\t%s\t%s%n", i + 1, answers.test(h) ? "*" : "",
+                    h.memory().kind().label(), shown.provenance().source().getFileName(), shown.provenance().lineStart(),
+                    shown.provenance().lineEnd(), h.parts().explain(),
+                    shown.text().replaceAll("\\s+", " ").substring(0, Math.min(160, shown.text().replaceAll("\\s+", " ").length())));
+        }
     }
 
     private static void score(CodingQuestions.Question q, String config, List<SearchHit> ranked, Predicate<SearchHit> answers,

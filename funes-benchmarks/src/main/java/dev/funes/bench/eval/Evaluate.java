@@ -40,7 +40,8 @@ public final class Evaluate {
 
     /** Options of one run; see the class comment. */
     record Options(Path locomo, Path fixtures, Path questions, List<String> models, Set<String> suites,
-                   Set<String> conversations, Path cache, boolean lexicalOnly, Path out, LocomoEval.Split split) {
+                   Set<String> conversations, Path cache, boolean lexicalOnly, Path out, LocomoEval.Split split,
+                   Path ranks) {
 
         static Options parse(String[] args, Path root) {
             Path locomo = root.resolve("../shared/eval/locomo10.json");
@@ -52,6 +53,7 @@ public final class Evaluate {
             Path cache = root.resolve("funes-benchmarks/target/eval-stores");
             boolean lexicalOnly = false;
             Path out = null;
+            Path ranks = null;
             LocomoEval.Split split = LocomoEval.Split.ALL;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -66,6 +68,7 @@ public final class Evaluate {
                     case "--no-cache" -> cache = null;
                     case "--lexical-only" -> lexicalOnly = true;
                     case "--out" -> out = Path.of(value(args, ++i, a));
+                    case "--ranks" -> ranks = Path.of(value(args, ++i, a));
                     case "--split" -> split = LocomoEval.Split.of(value(args, ++i, a));
                     case "--help", "-h" -> throw new HelpRequested();
                     default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
@@ -86,7 +89,7 @@ public final class Evaluate {
                 throw new IllegalArgumentException("--lexical-only applies to --suites locomo only");
             }
             return new Options(locomo, fixtures, questions, List.copyOf(models), Set.copyOf(suites),
-                    Set.copyOf(conversations), cache, lexicalOnly, out, split);
+                    Set.copyOf(conversations), cache, lexicalOnly, out, split, ranks);
         }
 
         private static String value(String[] args, int i, String option) {
@@ -112,7 +115,7 @@ public final class Evaluate {
 
     static final String USAGE = "usage: eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]"
             + " [--conversations conv-26,...] [--fixtures DIR] [--questions FILE] [--cache DIR | --no-cache]"
-            + " [--lexical-only] [--split tune|heldout|all] [--out FILE]\n"
+            + " [--lexical-only] [--split tune|heldout|all] [--out FILE] [--ranks FILE]\n"
             + "  --models         bundled model ids, comma-separated (default: all three)\n"
             + "  --suites         locomo, coding or both (default: both)\n"
             + "  --locomo         LoCoMo data (default: ../shared/eval/locomo10.json from the repository root)\n"
@@ -124,7 +127,9 @@ public final class Evaluate {
             + "  --lexical-only   LoCoMo with BM25 only (the store is still built with the first model)\n"
             + "  --split          LoCoMo questions in the main tables: tune (1st, 3rd, ... question of each conversation),\n"
             + "                   heldout (2nd, 4th, ...) or all (default); a table of both halves is always printed\n"
-            + "  --out            also write the Markdown report to this file";
+            + "  --out            also write the Markdown report to this file\n"
+            + "  --ranks          coding: write each question's first answering rank and top 5 hits per configuration\n"
+            + "                   to this file (tab-separated), to see why a question is missed";
 
     /** Runs the evaluation; exits with 2 on bad usage, 1 on failure. */
     public static void main(String[] args) {
@@ -179,7 +184,7 @@ public final class Evaluate {
                 CodingEval.Prepared data = CodingEval.prepare(options.fixtures(), questions);
                 log.printf("coding: %d questions, %d counted, %d skipped; %d memories%n", questions.size(),
                         data.counted().size(), data.skipped().size(), data.memoryIds().size());
-                report.coding(data, CodingEval.run(data, options.models(), dirs, log));
+                report.coding(data, CodingEval.run(data, options.models(), dirs, options.ranks(), log));
             }
         }
         return report.text();

@@ -38,7 +38,10 @@ import java.util.TreeMap;
  * question searches its own conversation through {@code SearchRequest.session}), time = its
  * session's date, text {@code (date) Speaker said, "text"} followed by
  * {@code  and shared <caption>} when the turn shared an image (LoCoMo's {@code blip_caption}),
- * as LoCoMo's own retrieval code formats turns. Provenance = {@code locomo10.json} itself with
+ * as LoCoMo's own retrieval code formats turns, then the line {@code on: Speaker: <previous turn>}
+ * with the first {@value #CONTEXT_CHARS} characters of the turn before it in its session: what a
+ * Funes passage's header gives of the request it answers, so that a reply is found by what it
+ * replied to (docs/EVALUATION.md measures it). Provenance = {@code locomo10.json} itself with
  * the line and byte range of the turn's JSON object and its {@code dia_id} as record id; the
  * {@code dia_id} is also in the metadata ({@code diaId}), with the LoCoMo session number
  * ({@code locomoSession}) and the speaker.
@@ -55,6 +58,11 @@ final class LocomoEval {
     static final String AGENT = "locomo";
     /** The adversarial category, also reported on its own. */
     static final int ADVERSARIAL = 5;
+    /**
+     * Characters of the previous turn a turn's text ends with: as many as a passage header gives
+     * the request it answers ({@code Passages.CONTEXT_CHARS} in funes-core).
+     */
+    static final int CONTEXT_CHARS = 100;
 
     private static final DateTimeFormatter SESSION_DATE = new DateTimeFormatterBuilder()
             .parseCaseInsensitive()
@@ -150,8 +158,10 @@ final class LocomoEval {
         List<String> notes = new ArrayList<>();
         for (Locomo.Conversation c : conversations) {
             Set<String> turnIds = new HashSet<>();
+            Locomo.Turn previous = null;
             for (Locomo.Turn t : c.turns()) {
-                memories.add(memory(absolute, c, t));
+                memories.add(memory(absolute, c, t, previous != null && previous.session() == t.session() ? previous : null));
+                previous = t;
                 turnIds.add(t.diaId());
             }
             int index = 0;
@@ -181,10 +191,11 @@ final class LocomoEval {
     }
 
     /** The memory of one turn; see the class comment. */
-    static Memory memory(Path file, Locomo.Conversation c, Locomo.Turn t) {
+    static Memory memory(Path file, Locomo.Conversation c, Locomo.Turn t, Locomo.Turn previous) {
         String date = c.sessionDates().get(t.session());
         Instant time = instant(date);
-        return Memory.builder(MemoryKind.EXCHANGE, AGENT, text(date, t))
+        String text = text(date, t, previous);
+        return Memory.builder(MemoryKind.EXCHANGE, AGENT, text)
                 .session(c.sampleId())
                 .time(time, time)
                 .provenance(new Provenance(file, t.lineStart(), t.lineEnd(), t.byteStart(), t.byteEnd(),
@@ -195,8 +206,11 @@ final class LocomoEval {
                 .build();
     }
 
-    /** {@code (date) Speaker said, "text"}, plus {@code  and shared <caption>} for an image. */
-    static String text(String date, Locomo.Turn t) {
+    /**
+     * {@code (date) Speaker said, "text"}, plus {@code  and shared <caption>} for an image, plus a
+     * line {@code on: Other: <the previous turn>} when one precedes it in its session.
+     */
+    static String text(String date, Locomo.Turn t, Locomo.Turn previous) {
         StringBuilder s = new StringBuilder();
         if (date != null && !date.isBlank()) {
             s.append('(').append(date).append(") ");
@@ -204,6 +218,17 @@ final class LocomoEval {
         s.append(t.speaker()).append(" said, \"").append(t.text()).append('"');
         if (t.blipCaption() != null) {
             s.append(" and shared ").append(t.blipCaption());
+        }
+        if (previous != null) {
+            String said = previous.text().replaceAll("\\s+", " ").strip();
+            if (said.length() > CONTEXT_CHARS) {
+                int cut = CONTEXT_CHARS - 1;
+                if (Character.isHighSurrogate(said.charAt(cut - 1))) {
+                    cut--;
+                }
+                said = said.substring(0, cut) + "\u2026";
+            }
+            s.append("\non: ").append(previous.speaker()).append(": ").append(said);
         }
         return s.toString();
     }

@@ -60,8 +60,11 @@ class LocomoTest {
     void aTurnBecomesAnExchangeOfItsConversationWithDateSpeakerAndCaption() throws Exception {
         LocomoEval.Prepared data = LocomoEval.prepare(resource("locomo-sample.json"), Set.of());
         Memory photo = data.memories().get(1);
+        Memory first = data.memories().get(0);
+        assertThat(first.text()).doesNotContain("\non: "); // nothing precedes the first turn of a session
         assertThat(photo.text()).isEqualTo("(9:05 am on 3 June, 2023) Ana said, \"I finally did the ridge trail, look at"
-                + " this view.\" and shared a photo of a ridge trail above a lake");
+                + " this view.\" and shared a photo of a ridge trail above a lake\non: "
+                + first.metadata().get("speaker") + ": " + data.conversations().get(0).turns().get(0).text());
         assertThat(photo.kind()).isEqualTo(MemoryKind.EXCHANGE);
         assertThat(photo.agent()).isEqualTo("locomo");
         assertThat(photo.session()).isEqualTo("conv-test-1");
@@ -75,6 +78,24 @@ class LocomoTest {
         assertThat(rainy.text()).isEqualTo("(noon-ish on a rainy day) Cy said, \"Rain again.\"");
         assertThat(rainy.startedAt()).isNull();
         assertThat(LocomoEval.instant("6:40 PM on 12 July, 2023")).isEqualTo(Instant.parse("2023-07-12T18:40:00Z"));
+    }
+
+    @Test
+    void aTurnEndsWithTheStartOfThePreviousTurnOfItsSessionOnly() throws Exception {
+        LocomoEval.Prepared data = LocomoEval.prepare(resource("locomo-sample.json"), Set.of("conv-test-1"));
+        // D2:1 opens session 2: the last turn of session 1 is another day's talk, not what it answers.
+        assertThat(data.memories().get(3).metadata()).containsEntry("diaId", "D2:1");
+        assertThat(data.memories().get(3).text()).doesNotContain("\non: ");
+        assertThat(data.memories().get(4).text()).endsWith("\non: Ben: Guess what, I adopted the grey cat from the shelter.");
+
+        String longer = "word ".repeat(40).strip();
+        Locomo.Turn before = new Locomo.Turn(1, "D1:1", "Ben", "  line one\n" + longer, null, 1, 1, 0, 1);
+        Locomo.Turn reply = new Locomo.Turn(1, "D1:2", "Ana", "Sure.", null, 2, 2, 1, 2);
+        String text = LocomoEval.text("1 May, 2023", reply, before);
+        String context = text.substring(text.indexOf("\non: Ben: ") + "\non: Ben: ".length());
+        assertThat(context).hasSize(LocomoEval.CONTEXT_CHARS).startsWith("line one word word").endsWith("\u2026")
+                .doesNotContain("\n");
+        assertThat(text).startsWith("(1 May, 2023) Ana said, \"Sure.\"\non: Ben: ");
     }
 
     @Test
