@@ -105,6 +105,28 @@ public final class FunesStore {
     }
 
     /**
+     * Forgets memories: deletes each (ids not stored are ignored) with its passages, in one
+     * transaction, leaving a tombstone for each so that a later export carries the deletion and an
+     * import or {@code pull} elsewhere applies it (docs/DATASET.md). They leave SQLite and the
+     * full-text index at once; their vectors (when no other memory uses them) leave the
+     * database, and this process then rewrites the dense index's segments that held them, when it
+     * maintains the index.
+     *
+     * @param store a store opened by {@link FunesStore}
+     * @param ids   the memories' ids
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     * @throws dev.funes.StoreException if the database cannot be written (nothing is deleted), or
+     *                                  the index cannot be rewritten (the memories are deleted
+     *                                  and their vectors never returned by a search)
+     */
+    public static ForgetReport forget(MemoryStore store, java.util.Collection<String> ids) {
+        if (store instanceof SqliteMemoryStore s) {
+            return Forgetting.forget(s, ids);
+        }
+        throw new IllegalArgumentException("not a store opened by FunesStore: " + store);
+    }
+
+    /**
      * The tables of {@code store} that link memories to git commits (see docs/WHY.md); valid while
      * the store is open.
      *

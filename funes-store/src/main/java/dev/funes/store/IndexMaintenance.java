@@ -245,6 +245,50 @@ final class IndexMaintenance {
                 s.tryAcquire(); // listed in the snapshot, so still open
             }
         }
+        rewrite(group, tombstones);
+    }
+
+    /**
+     * Queues, behind any seal or merge, a rewrite of each segment that holds a deleted id, alone
+     * and without those ids: the vectors of forgotten memories leave the files now rather than at
+     * the segment's next merge. Maintainer only (elsewhere nothing is queued).
+     *
+     * @param expunged incremented by the number of deleted vectors dropped, once the task ran
+     */
+    void queueExpungeLocked(AtomicInteger expunged) {
+        if (executor != null && !index.closing && !index.closed) {
+            submitLocked(() -> expungeTask(expunged));
+        }
+    }
+
+    private void expungeTask(AtomicInteger expunged) {
+        List<IndexSegment> holding = new ArrayList<>();
+        Set<Long> tombstones;
+        synchronized (index.mutex) {
+            if (index.closing || index.closed) {
+                return;
+            }
+            tombstones = index.snapshot.tombstones();
+            for (IndexSegment s : index.snapshot.segments()) {
+                for (Long t : tombstones) {
+                    if (s.contains(t)) {
+                        s.tryAcquire(); // listed in the snapshot, so still open
+                        holding.add(s);
+                        break;
+                    }
+                }
+            }
+        }
+        for (IndexSegment s : holding) {
+            expunged.addAndGet(rewrite(List.of(s), tombstones));
+        }
+    }
+
+    /**
+     * Replaces the group (each segment acquired once by the caller) by one segment of its live
+     * vectors; returns how many deleted ones were dropped (0 when it failed: the group stays).
+     */
+    private int rewrite(List<IndexSegment> group, Set<Long> tombstones) {
         long started = System.nanoTime();
         try {
             List<Long> ids = new ArrayList<>();
@@ -282,11 +326,13 @@ final class IndexMaintenance {
             merges.incrementAndGet();
             LOG.debug("Merged {} into {} ({} vectors, {} deleted dropped) in {} ms", group, merged, ids.size(),
                     dropped.size(), (System.nanoTime() - started) / 1_000_000);
+            return dropped.size();
         } catch (IOException | RuntimeException e) {
             for (IndexSegment s : group) {
                 s.release();
             }
             LOG.warn("Cannot merge the segments {} of the index {}: {}", group, index.dir, e.toString());
+            return 0;
         }
     }
 

@@ -510,6 +510,30 @@ public final class SegmentedIndex implements AutoCloseable {
         }
     }
 
+    /**
+     * Seals the memtable, then rewrites each segment that holds a deleted id without it, and
+     * waits for both: a deleted vector is then in no file of the index (a search of another
+     * process still holding an old segment keeps it mapped until that search ends). Only the
+     * maintainer writes segments; elsewhere this does nothing (the maintainer's merges drop the
+     * vectors later) and returns 0.
+     *
+     * @return how many deleted vectors were dropped from the segments
+     * @throws IOException if the memtable cannot be written as a segment
+     */
+    public int expungeDeleted() throws IOException {
+        seal();
+        java.util.concurrent.atomic.AtomicInteger expunged = new java.util.concurrent.atomic.AtomicInteger();
+        synchronized (mutex) {
+            ensureOpen();
+            if (lock == null) {
+                return 0;
+            }
+            maintenance.queueExpungeLocked(expunged);
+        }
+        maintenance.awaitTasks();
+        return expunged.get();
+    }
+
     /** Waits until no seal or merge is queued or running. */
     public void awaitMerges() {
         maintenance.awaitTasks();

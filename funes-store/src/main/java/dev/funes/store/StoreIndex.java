@@ -221,6 +221,11 @@ final class StoreIndex implements AutoCloseable {
         index.delete(vectorId);
     }
 
+    /** {@link SegmentedIndex#expungeDeleted()}. */
+    int expungeDeleted() throws IOException {
+        return index.expungeDeleted();
+    }
+
     /**
      * Loads the vectors with ids above the largest known one (committed by another process). Many
      * at once (another process indexed a lot) are built into a segment with JVector's parallel

@@ -293,6 +293,56 @@ class SegmentedIndexTest {
     }
 
     @Test
+    void expungeRewritesOnlyTheSegmentsHoldingDeletedIdsAndLeavesNoTombstone(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        Set<Long> deleted = new LinkedHashSet<>(List.of(3L, 17L, 120L)); // two in the first segment, one in the memtable
+        String untouched;
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, SegmentedIndex.Options.defaults()
+                .withMemtableLimit(50).withMergeFanIn(8).withPqThreshold(Integer.MAX_VALUE))) {
+            add(index, live, 1, 131); // segments of 1-50 and 51-100, ids 101-130 in the memtable
+            index.awaitMerges();
+            assertThat(index.stats().segments()).hasSize(2);
+            untouched = index.stats().segments().stream()
+                    .filter(s -> s.vectors() == 50).map(SegmentedIndex.SegmentStats::file).sorted().toList().get(1);
+            for (long id : deleted) {
+                assertThat(index.delete(id)).isTrue();
+                live.remove(id);
+            }
+            assertThat(index.expungeDeleted()).isEqualTo(deleted.size());
+
+            assertThat(index.stats().tombstones()).isZero();
+            assertThat(index.stats().memtableVectors()).isZero();
+            assertThat(index.segmentIds()).doesNotContain(3L, 17L, 120L).hasSize(live.size());
+            assertThat(index.stats().segments()).extracting(SegmentedIndex.SegmentStats::file).contains(untouched);
+            assertThat(index.expungeDeleted()).as("nothing left to drop").isZero();
+            assertThat(recall(index, live)).isGreaterThanOrEqualTo(0.97);
+        }
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, small())) {
+            assertThat(index.openProblem()).isNull();
+            assertThat(index.stats().tombstones()).isZero();
+            assertThat(index.segmentIds()).doesNotContain(3L, 17L, 120L).hasSize(live.size());
+            for (long id : deleted) {
+                assertThat(ids(index.search(vector(id), 3, null))).doesNotContain(id);
+            }
+        }
+    }
+
+    @Test
+    void anInstanceThatDoesNotMaintainTheIndexExpungesNothing(@TempDir Path dir) throws IOException {
+        try (SegmentedIndex maintainer = SegmentedIndex.open(dir, dimension, small())) {
+            add(maintainer, new HashSet<>(), 1, 61);
+            maintainer.seal();
+            try (SegmentedIndex reader = SegmentedIndex.open(dir, dimension, small())) {
+                assertThat(reader.maintainer()).isFalse();
+                assertThat(reader.delete(5)).isTrue();
+                assertThat(reader.expungeDeleted()).isZero();
+                assertThat(reader.stats().tombstones()).isEqualTo(1);
+            }
+            assertThat(maintainer.segmentIds()).contains(5L);
+        }
+    }
+
+    @Test
     void reopeningAfterSealsMergesAndDeletesGivesTheSameResults(@TempDir Path dir) throws IOException {
         Set<Long> live = new LinkedHashSet<>();
         List<List<Long>> before = new ArrayList<>();
