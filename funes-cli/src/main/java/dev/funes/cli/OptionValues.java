@@ -37,6 +37,21 @@ final class OptionValues {
         }
     }
 
+    /** A time: an ISO date ({@code 2025-09-19}, its start in UTC) or an instant ({@code 2025-09-19T17:34:29Z}). */
+    static final class Time implements CommandLine.ITypeConverter<java.time.Instant> {
+        @Override
+        public java.time.Instant convert(String value) {
+            try {
+                return value.length() == 10
+                        ? java.time.LocalDate.parse(value).atStartOfDay(java.time.ZoneOffset.UTC).toInstant()
+                        : java.time.Instant.parse(value);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new CommandLine.TypeConversionException("'" + value
+                        + "' is neither an ISO date (2025-09-19) nor an instant (2025-09-19T17:34:29Z)");
+            }
+        }
+    }
+
     /**
      * Builds what the options describe; an {@link IllegalArgumentException} (a value out of range)
      * becomes a usage error naming it.
