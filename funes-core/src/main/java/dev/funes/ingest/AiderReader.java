@@ -534,7 +534,7 @@ final class AiderReader {
                     resumeHere(slice.get(0), context);
                 }
             } else if (!part.toString().isBlank()) {
-                chunker.marker(rec, "User (continued): " + Text.headTail(Text.clean(part.toString()), Chunker.REQUEST_CHARS));
+                chunker.requestContinued(rec, part.toString());
             }
         }
     }

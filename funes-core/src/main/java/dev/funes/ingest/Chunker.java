@@ -368,6 +368,22 @@ final class Chunker {
     }
 
     /**
+     * More of a long request, on lines of its own (Aider cites a long input in slices): rendered
+     * as {@code User (continued): } with its head and tail, and kept whole for the passages.
+     */
+    void requestContinued(Rec r, String text) {
+        switchTo(r.sidechain());
+        Exchange ex = current();
+        if (ex == null) {
+            return;
+        }
+        String full = Text.clean(Privacy.strip(text));
+        Entry e = new Entry(EntryKind.MARKER, r, null, "User (continued): " + Text.headTail(full, REQUEST_CHARS));
+        piece(e, ex, "User", full, r);
+        add(ex, r, e);
+    }
+
+    /**
      * Output of the agent's own program rather than its model (Aider's notes, a commit it made):
      * a piece of the current exchange, or of one without a request, that counts as an answer.
      */

@@ -65,6 +65,8 @@ public final class Classifier {
     /** Characters of a lookup's conclusion. */
     static final int CONCLUSION_CHARS = 500;
 
+    /** What {@link Text#headTail} puts where it cut: a sentence holding it is not whole. */
+    private static final Pattern CUT = Pattern.compile("\u2026 \\[\\d+ chars omitted] \u2026");
     private static final Pattern ANAPHOR = Pattern.compile("^(?:\\W*)(?:this|that|it|these|those|so|which|then)\\b",
             Pattern.CASE_INSENSITIVE);
     private static final Pattern REASON = Pattern.compile("^(?:\\W*)(?:because|since|that's why|this way|so that)\\b|\\bbecause\\b",
@@ -87,9 +89,21 @@ public final class Classifier {
      */
     public List<Memory> classify(Memory exchange) {
         Objects.requireNonNull(exchange, "exchange");
-        if (exchange.kind() != MemoryKind.EXCHANGE) {
-            return List.of();
-        }
+        return exchange.kind() != MemoryKind.EXCHANGE ? List.of() : classify(exchange, exchange, null, false);
+    }
+
+    /**
+     * The derived memories of {@code exchange}, leaving out the decisions and conventions whose
+     * sentences are all in {@code seen}, and adding to it the sentences of those it gives.
+     *
+     * @param exchange an exchange memory, or one record of it read as one
+     * @param edits    the exchange whose tool calls say which files were edited (the files of a
+     *                 decision or convention)
+     * @param seen     sentences already derived from this exchange; null to derive everything
+     * @param dropCut  whether to leave out a decision or convention holding a sentence its
+     *                 rendering cut ({@link Text#headTail}): its record's whole text gives it
+     */
+    List<Memory> classify(Memory exchange, Memory edits, Set<String> seen, boolean dropCut) {
         List<Entry> entries = ExchangeEntries.parse(exchange.text());
         List<Finding> findings = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
@@ -101,10 +115,19 @@ public final class Classifier {
                 }
             }
         }
+        if (seen != null) {
+            findings.removeIf(f -> f.kind() != MemoryKind.LOOKUP && (seen.containsAll(f.parts())
+                    || dropCut && f.parts().stream().anyMatch(p -> CUT.matcher(p).find())));
+            for (Finding f : findings) {
+                if (f.kind() != MemoryKind.LOOKUP) {
+                    seen.addAll(f.parts());
+                }
+            }
+        }
         if (findings.isEmpty()) {
             return List.of();
         }
-        List<String> edited = editedFiles(entries);
+        List<String> edited = editedFiles(edits == exchange ? entries : ExchangeEntries.parse(edits.text()));
         Locator locator = new Locator(exchange.provenance(), entries);
         // Statements of one kind, from one entry, held by the same lines make one memory.
         List<Memory> out = new ArrayList<>();
@@ -124,6 +147,29 @@ public final class Classifier {
             groupAt = at;
         }
         out.add(memory(exchange, group, groupAt, edited));
+        return out;
+    }
+
+    /**
+     * The decisions, conventions and lookups of a whole log as the indexer derives them, without
+     * its redaction: from each exchange and from the full content of its records (a rule deep in
+     * a long request that the exchange's rendering cuts, say), each statement once per exchange.
+     *
+     * @param format the log's format
+     * @param file   the log
+     * @return the derived memories in the order of the log
+     */
+    public List<Memory> classify(LogFormat format, java.nio.file.Path file) {
+        Derivations derivations = new Derivations(this, true);
+        List<Memory> out = new ArrayList<>();
+        PassageSink sink = m -> {
+            if (m.kind() == MemoryKind.EXCHANGE) {
+                out.addAll(derivations.exchange(m));
+            } else if (m.kind() == MemoryKind.PASSAGE && m.metadata().containsKey(Passages.HEADER_KEY)) {
+                out.addAll(derivations.piece(m, m.metadata().get(Memory.PASSAGE_OF)));
+            }
+        };
+        format.parse(Objects.requireNonNull(file, "file"), sink);
         return out;
     }
 

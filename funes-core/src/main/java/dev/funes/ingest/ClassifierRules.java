@@ -24,9 +24,13 @@ final class ClassifierRules {
         return new Rule(name, Pattern.compile(regex));
     }
 
-    /** Sentences that ask or suppose rather than state: no rule fires on them. */
+    /**
+     * Sentences that ask or suppose rather than state: no rule fires on them. "Do not ..." is an
+     * order, not a question: the {@code do-not} convention starts with it.
+     */
     static final Pattern NOT_A_STATEMENT = Pattern.compile(
-            "^(?:\\W*)(?:if|whether|should|could|would|can|do|does|did|is|are|was|were|what|why|how|when|which|maybe|perhaps)\\b");
+            "^(?:\\W*)(?:if|whether|should|could|would|can|do(?!\\s+not\\b)|does|did|is|are|was|were|what|why|how|when|which"
+                    + "|maybe|perhaps)\\b");
     /** Sentences that weigh, test or report a question rather than settle it. */
     static final Pattern TENTATIVE = Pattern.compile(
             "\\blet me (?:check|see|try|think|look|verify)\\b|\\b(?:check|see|ask(?:ing)?|wonder(?:ing)?)\\s+(?:if|whether)\\b"

@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * Reads back the pieces of an EXCHANGE memory's text as {@link Chunker} wrote them: who said
  * what, and which lines are tool calls. The text is the only record of this (an exchange's
  * metadata does not say who spoke), so the prefixes Chunker writes are the contract:
- * {@code User: }, {@code User command: }, {@code Task from the parent agent: },
+ * {@code User: }, {@code User (continued): }, {@code User command: }, {@code Task from the parent agent: },
  * {@code Request (continued): }, {@code Assistant: }, {@code Thinking: }, {@code [Tool] input},
  * {@code Result of [Tool] ...}, {@code Tool result → }. Any other line continues the entry above it.
  */
@@ -60,6 +60,7 @@ final class ExchangeEntries {
     private static final String[][] PREFIXES = {
             {"User command: ", "USER_COMMAND"},
             {"User: ", "USER"},
+            {"User (continued): ", "USER"},
             {"Task from the parent agent: ", "PARENT_AGENT"},
             {"Request (continued): ", "CONTEXT"},
             {"Assistant: ", "ASSISTANT"},

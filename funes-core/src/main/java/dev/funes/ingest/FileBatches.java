@@ -63,7 +63,8 @@ final class FileBatches implements PassageSink {
     private final IndexRun run;
     private final FileJob job;
     private final SourceStore store;
-    private final Classifier classifier;
+    /** What the classifier derives from this read's exchanges and records; null when classifying is off. */
+    private final Derivations derivations;
     /** How this read goes: from the start, or from a resume point. */
     private final Resume.Plan plan;
     /** The resume point read from; null for a read from the start. */
@@ -101,7 +102,7 @@ final class FileBatches implements PassageSink {
         this.run = run;
         this.job = job;
         this.store = run.rules.store();
-        this.classifier = run.rules.classifier();
+        this.derivations = run.rules.classifier() == null ? null : new Derivations(run.rules.classifier(), run.rules.passages());
         this.plan = read.plan();
         this.token = read.token();
         this.again = read.again();
@@ -164,7 +165,7 @@ final class FileBatches implements PassageSink {
         long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
         starts.put(redacted.id(), start);
         memories++;
-        if (redacted.kind() == MemoryKind.EXCHANGE && redacted.provenance() != null && beginsExchange(redacted)) {
+        if (redacted.kind() == MemoryKind.EXCHANGE && redacted.provenance() != null && Derivations.begins(redacted)) {
             if (lastExchange == null || start >= lastExchange.provenance().byteStart()) {
                 lastExchange = redacted;
             }
@@ -172,17 +173,9 @@ final class FileBatches implements PassageSink {
                 anchored = true;
             }
         }
-        if (classifier != null && redacted.kind() == MemoryKind.EXCHANGE) {
+        if (derivations != null && redacted.kind() == MemoryKind.EXCHANGE) {
             // Built from the redacted exchange, stored in its batch, kept by the checkpoint's updateSource.
-            for (Memory derived : classifier.classify(redacted)) {
-                Memory d = run.redactor.redact(derived, run.redactions);
-                batch.add(d);
-                ids.add(d.id());
-                // Replaced with its exchange: a resumed read that re-reads the exchange still
-                // being written derives it again (a lookup gains its conclusion, say).
-                starts.put(d.id(), start);
-                memories++;
-            }
+            derived(derivations.exchange(redacted), start);
         }
         if (batch.size() >= run.batchLimit()) {
             flush(null);
@@ -218,20 +211,28 @@ final class FileBatches implements PassageSink {
             starts.put(passage.id(), start); // its record's first byte, as its exchange's
             memories++;
         }
+        if (derivations != null) {
+            // What the rendering cut (a rule deep in a long request, say) is classified too.
+            derived(derivations.piece(redacted, redacted.metadata().get(Memory.PASSAGE_OF)), start);
+        }
         if (batch.size() >= run.batchLimit()) {
             flush(null);
         }
     }
 
-    /**
-     * Whether {@code exchange} is an exchange's first memory: an exchange too long for one
-     * memory is cut in parts ({@code part} metadata {@code i/n}), and where the cuts fall
-     * depends on how long it is, so a growing exchange is replaced from its first part on.
-     */
-    private static boolean beginsExchange(Memory exchange) {
-        String part = exchange.metadata().get("part");
-        return part == null || part.startsWith("1/");
+    /** Adds what the classifier derived, redacted again, to the batch. */
+    private void derived(List<Memory> derived, long start) {
+        for (Memory found : derived) {
+            Memory d = run.redactor.redact(found, run.redactions);
+            batch.add(d);
+            ids.add(d.id());
+            // Replaced with its exchange: a resumed read that re-reads the exchange still
+            // being written derives it again (a lookup gains its conclusion, say).
+            starts.put(d.id(), start);
+            memories++;
+        }
     }
+
 
     /**
      * What this read, from the start, leaves to tell whether the next read from the start

@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -98,5 +100,39 @@ class AiderFixturesTest {
         assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains("User: Про что проект мозгослав и на каком этапе сейчас RAG?"));
         assertThat(memories).anySatisfy(m -> assertThat(m.text()).contains("Thinking: Here's a thinking process:"));
         assertThat(memories).noneSatisfy(m -> assertThat(m.text()).contains("<thinking-content-"));
+    }
+
+    @Test
+    void aLongInputIsKeptWholeAndTheRulesDeepInItAreConventionsCitedToTheirLine() throws IOException {
+        Path file = Logs.fixtures("aider").resolve("mozgoslav.aider.chat.history.md");
+        List<String> lines = Files.readAllLines(file);
+        int rule = lines.indexOf("#### Do NOT git clone. External code \u2014 only via sourcebot.  ") + 1;
+        assertThat(rule).as("the fixture's line").isEqualTo(3986);
+
+        // A long input is cited in slices of lines; each slice is kept whole for the passages.
+        List<Memory> pieces = new ArrayList<>();
+        AgentLogs.aider().parse(file, (PassageSink) m -> {
+            if (m.kind() == MemoryKind.PASSAGE) {
+                pieces.add(m);
+            }
+        });
+        assertThat(pieces).filteredOn(p -> p.text().contains("Do NOT git clone.")).singleElement().satisfies(p -> {
+            assertThat(p.metadata().get(Passages.HEADER_KEY)).startsWith("User \u00b7 ");
+            assertThat(p.provenance().lineStart()).isLessThanOrEqualTo(rule);
+            assertThat(p.provenance().lineEnd()).isGreaterThanOrEqualTo(rule);
+        });
+        // The classifier reads it whole: a convention citing the lines of its sentence (a heading
+        // without a full stop, two blank lines above it, reads as the sentence's start).
+        List<Memory> derived = new Classifier().classify(AgentLogs.aider(), file);
+        assertThat(derived).filteredOn(m -> m.text().contains("Do NOT git clone.")).singleElement().satisfies(c -> {
+            assertThat(c.kind()).isEqualTo(MemoryKind.CONVENTION);
+            assertThat(c.metadata()).containsEntry("speaker", "user");
+            assertThat(c.text()).isEqualTo("Convention (user): HARD CONSTRAINTS Do NOT git clone.");
+            assertThat(c.provenance().lineStart()).isEqualTo(lines.indexOf("#### HARD CONSTRAINTS  ") + 1);
+            assertThat(c.provenance().lineEnd()).isEqualTo(rule);
+        });
+        // Each statement once per exchange, though its exchange and its piece both hold it.
+        assertThat(derived).extracting(m -> m.kind() + " " + m.provenance().lineStart() + " " + m.text())
+                .doesNotHaveDuplicates();
     }
 }

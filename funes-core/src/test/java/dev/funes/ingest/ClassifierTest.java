@@ -109,6 +109,23 @@ class ClassifierTest {
     }
 
     @Test
+    void anOrderStartingWithDoNotIsAConventionAQuestionStartingWithDoIsNot() {
+        Memory ex = exchange("User: Do not mock the database in these tests. Do you want the fixtures too?");
+        List<Memory> found = of(MemoryKind.CONVENTION, ex);
+        assertThat(found).singleElement().satisfies(c -> {
+            assertThat(c.text()).isEqualTo("Convention (user): Do not mock the database in these tests.");
+            assertThat(c.metadata()).containsEntry("rule", "convention:do-not");
+        });
+    }
+
+    @Test
+    void theContinuedLinesOfALongInputAreTheUsersToo() {
+        Memory ex = exchange("Request (continued): Review the parser", "User (continued): Never push to main directly.");
+        assertThat(of(MemoryKind.CONVENTION, ex)).singleElement()
+                .satisfies(c -> assertThat(c.text()).isEqualTo("Convention (user): Never push to main directly."));
+    }
+
+    @Test
     void descriptionsAndComplaintsAreNotConventions() {
         Memory ex = exchange("User: It never works on the first try. We don't need the old script anymore."
                         + " Does it always fail?",

@@ -77,6 +77,37 @@ class IndexerClassifyTest {
         assertThat(store.all()).extracting(Memory::kind).containsOnly(MemoryKind.EXCHANGE);
     }
 
+    @Test
+    void aRuleDeepInALongRequestIsAConventionWhenPassagesKeepItWhole() {
+        String filler = "The parser reads the manifest, then the lock file, then each module in turn. ".repeat(30);
+        Path log = Records.write(tmp.resolve("long").resolve(Records.SESSION + ".jsonl"), List.of(
+                Records.request(1, "Always run the linter first. " + filler
+                        + "Never commit the generated client with the token " + GITHUB + ". " + filler),
+                Records.answer(2, "msg_1", "Understood.")));
+
+        // The exchange keeps the request's head and tail: the rule in its middle is cut.
+        InMemoryStore rendered = new InMemoryStore();
+        Indexer.builder(rendered).passages(false).build().index(List.of(log));
+        assertThat(rendered.all()).filteredOn(m -> m.kind() == MemoryKind.CONVENTION)
+                .extracting(Memory::text).containsExactly("Convention (user): Always run the linter first.");
+
+        // With passages the record is read whole: the rule is found, redacted, once; the head's rule too, once.
+        InMemoryStore store = new InMemoryStore();
+        IndexReport report = Indexer.builder(store).build().index(List.of(log));
+        assertThat(report.problems()).isEmpty();
+        Memory exchange = store.all().stream().filter(m -> m.kind() == MemoryKind.EXCHANGE).findFirst().orElseThrow();
+        List<Memory> conventions = store.all().stream().filter(m -> m.kind() == MemoryKind.CONVENTION).toList();
+        assertThat(conventions).extracting(Memory::text).containsExactlyInAnyOrder(
+                "Convention (user): Always run the linter first.",
+                "Convention (user): Never commit the generated client with the token [REDACTED:github-token].");
+        for (Memory c : conventions) {
+            assertThat(c.metadata()).containsEntry("derivedFrom", exchange.id()).containsEntry("speaker", "user")
+                    .doesNotContainKeys(Memory.PASSAGE_OF, Passages.HEADER_KEY);
+            assertThat(c.provenance().lineStart()).isEqualTo(1);
+        }
+        assertThat(store.all()).allSatisfy(m -> assertThat(m.text() + m.metadata()).doesNotContain(GITHUB));
+    }
+
     private static Memory only(InMemoryStore store, MemoryKind kind) {
         List<Memory> found = store.all().stream().filter(m -> m.kind() == kind).toList();
         assertThat(found).hasSize(1);

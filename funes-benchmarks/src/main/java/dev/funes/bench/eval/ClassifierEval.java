@@ -196,9 +196,7 @@ public final class ClassifierEval {
         }
         for (LogFormat format : AgentLogs.formats()) {
             if (format.canRead(file, head)) {
-                List<Memory> derived = new ArrayList<>();
-                format.parse(file, m -> derived.addAll(classifier.classify(m)));
-                return derived;
+                return classifier.classify(format, file);
             }
         }
         throw new IllegalStateException("no log format reads " + file);
