@@ -40,7 +40,8 @@ import java.util.regex.Pattern;
  *       after it. Questions, conditionals, negated cues ("we have not decided"), code blocks, inline
  *       code, quoted lines and tool output are never read as statements.</li>
  *   <li><b>Text.</b> Built only from the exchange's own text, which the indexer has already
- *       redacted: {@code Decision (user): <sentence(s)>}, {@code Convention (user): ...},
+ *       redacted (the indexer also hands this class the whole text of each record of an
+ *       exchange, which its rendering may cut: see {@link #classify(LogFormat, java.nio.file.Path)}): {@code Decision (user): <sentence(s)>}, {@code Convention (user): ...},
  *       {@code Lookup: [Tool] input → result} and {@code Concluded: <sentences>}. Nothing is
  *       paraphrased or invented.</li>
  *   <li><b>Provenance.</b> The exchange's file, session, agent, project and times. The line range
