@@ -38,7 +38,7 @@ final class CheckCommand implements Callable<Integer> {
                     + " scan, no model.")
     boolean quick;
 
-    @Option(names = "--json", description = "Print a JSON object.")
+    @Option(names = {"-j", "--json"}, description = "Print a JSON object.")
     boolean json;
 
     @CommandLine.Spec

@@ -28,11 +28,11 @@ final class DemoCommand implements Callable<Integer> {
     static final String SAMPLE = "dev/funes/cli/demo/sample-session.jsonl";
     static final String DEFAULT_QUESTION = "why did we move away from the streaming parser?";
 
-    @Option(names = "--store", paramLabel = "DIR",
+    @Option(names = {"-s", "--store"}, paramLabel = "DIR",
             description = "Where to build the demo store (default: a new temporary folder). Must be empty or absent.")
     Path store;
 
-    @Option(names = "--limit", paramLabel = "K", defaultValue = "3", description = "Number of answers (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-n", "--limit"}, paramLabel = "K", defaultValue = "3", description = "Number of answers (default: ${DEFAULT-VALUE}).")
     int limit;
 
     @Parameters(arity = "0..*", paramLabel = "QUESTION", description = "What to ask (default: \"" + DEFAULT_QUESTION + "\").")

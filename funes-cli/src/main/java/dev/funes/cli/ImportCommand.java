@@ -21,7 +21,7 @@ final class ImportCommand implements Callable<Integer> {
     @Parameters(paramLabel = "DIR", description = "The dataset folder.")
     Path dataset;
 
-    @Option(names = "--model", paramLabel = "ID", converter = OptionValues.ModelId.class,
+    @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, converter = OptionValues.ModelId.class,
             description = "Embedding model of a new store (default: all-minilm-l6-v2-q).")
     String model;
 

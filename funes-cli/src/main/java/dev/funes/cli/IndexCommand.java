@@ -22,7 +22,7 @@ final class IndexCommand implements Callable<Integer> {
     @Mixin
     StoreOptions storeOptions;
 
-    @Option(names = "--index-path", paramLabel = "PATH",
+    @Option(names = {"-i", "--index-path"}, paramLabel = "PATH",
             description = "A log file or a folder to walk; repeatable. Default: every supported agent's default location.")
     List<Path> paths;
 
@@ -30,7 +30,7 @@ final class IndexCommand implements Callable<Integer> {
             description = "A git repository to link memories to, besides those the sessions ran in; repeatable.")
     List<Path> repos;
 
-    @Option(names = "--model", paramLabel = "ID", converter = OptionValues.ModelId.class,
+    @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, converter = OptionValues.ModelId.class,
             description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q.")
     String model;
 

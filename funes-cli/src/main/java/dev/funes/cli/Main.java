@@ -22,7 +22,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             IndexCommand.class, WatchCommand.class, SearchCommand.class, WhyCommand.class, StatsCommand.class, DemoCommand.class,
             CheckCommand.class, McpCommand.class, ExportCommand.class, ImportCommand.class,
-            SyncCommands.Push.class, SyncCommands.Pull.class, ForgetCommand.class,
+            SyncCommands.Push.class, SyncCommands.Pull.class, ForgetCommand.class, CompletionCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Callable<Integer> {

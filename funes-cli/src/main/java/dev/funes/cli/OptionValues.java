@@ -25,6 +25,22 @@ final class OptionValues {
         }
     }
 
+    /** The bundled models' ids, for shell completion of {@code --model}. */
+    static final class ModelIds implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Arrays.stream(BundledModel.values()).map(BundledModel::id).iterator();
+        }
+    }
+
+    /** The retrieval modes, for shell completion of {@code --retrieval}. */
+    static final class RetrievalModes implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Arrays.stream(dev.funes.Retrieval.values()).map(dev.funes.Retrieval::label).iterator();
+        }
+    }
+
     /** {@code --vector-db}: the backend's name, checked; there is one. */
     static final class VectorDb implements CommandLine.ITypeConverter<String> {
         @Override

@@ -25,22 +25,22 @@ final class SearchCommand implements Callable<Integer> {
     @Mixin
     StoreOptions storeOptions;
 
-    @Option(names = "--limit", paramLabel = "K", defaultValue = "10", description = "Number of hits (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-n", "--limit"}, paramLabel = "K", defaultValue = "10", description = "Number of hits (default: ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--json", description = "Print a JSON array of hits (see docs/CLI.md).")
+    @Option(names = {"-j", "--json"}, description = "Print a JSON array of hits (see docs/CLI.md).")
     boolean json;
 
-    @Option(names = "--agent", description = "Only memories of this agent, e.g. claude-code.")
+    @Option(names = {"-a", "--agent"}, description = "Only memories of this agent, e.g. claude-code.")
     String agent;
 
-    @Option(names = "--project", description = "Only memories of this project (working directory).")
+    @Option(names = {"-p", "--project"}, description = "Only memories of this project (working directory).")
     String project;
 
     @Option(names = "--session", description = "Only memories of this session id.")
     String session;
 
-    @Option(names = "--kind", split = ",", description = "Only these kinds: exchange, summary, decision, convention, lookup, note.")
+    @Option(names = {"-k", "--kind"}, split = ",", description = "Only these kinds: exchange, summary, decision, convention, lookup, note.")
     List<String> kinds;
 
     @Option(names = "--after", paramLabel = "TIME", description = "Only memories at or after TIME (ISO instant or date).")
@@ -49,11 +49,12 @@ final class SearchCommand implements Callable<Integer> {
     @Option(names = "--before", paramLabel = "TIME", description = "Only memories before TIME (ISO instant or date).")
     String before;
 
-    @Option(names = "--file", paramLabel = "PATH", description = "Only memories that name this file: a path suffix"
+    @Option(names = {"-f", "--file"}, paramLabel = "PATH", description = "Only memories that name this file: a path suffix"
             + " (src/store/Schema.java) or a file name (Schema.java).")
     String file;
 
     @Option(names = "--retrieval", paramLabel = "MODE", defaultValue = "hybrid",
+            completionCandidates = OptionValues.RetrievalModes.class,
             description = "hybrid (default), dense (meaning only) or lexical (words and identifiers only).")
     String retrieval;
 

@@ -19,7 +19,7 @@ final class StatsCommand implements Callable<Integer> {
     @Mixin
     StoreOptions storeOptions;
 
-    @Option(names = "--json", description = "Print a JSON object.")
+    @Option(names = {"-j", "--json"}, description = "Print a JSON object.")
     boolean json;
 
     @CommandLine.Spec

@@ -9,7 +9,7 @@ final class StoreOptions {
     /** The one backend: SQLite with FTS5 and JVector files, in the store directory. */
     static final String LOCAL_SQLITE = "local-sqlite";
 
-    @Option(names = "--store", paramLabel = "DIR",
+    @Option(names = {"-s", "--store"}, paramLabel = "DIR",
             description = "Store directory (default: $FUNES_HOME, else ~/.funes).")
     Path store;
 

@@ -90,7 +90,7 @@ final class SyncCommands {
         @Mixin
         SyncOptions options;
 
-        @Option(names = "--model", paramLabel = "ID", converter = OptionValues.ModelId.class, description = "Embedding model of a new store (default: all-minilm-l6-v2-q).")
+        @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, converter = OptionValues.ModelId.class, description = "Embedding model of a new store (default: all-minilm-l6-v2-q).")
         String model;
 
         @CommandLine.Spec

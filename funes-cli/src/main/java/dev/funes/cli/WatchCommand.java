@@ -35,11 +35,11 @@ final class WatchCommand implements Callable<Integer> {
     @Mixin
     StoreOptions storeOptions;
 
-    @Option(names = "--index-path", paramLabel = "PATH",
+    @Option(names = {"-i", "--index-path"}, paramLabel = "PATH",
             description = "A log file or a folder to watch; repeatable. Default: every supported agent's default location.")
     List<Path> paths;
 
-    @Option(names = "--model", paramLabel = "ID", description = "Embedding model of a new store (see 'funes index').")
+    @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, description = "Embedding model of a new store (see 'funes index').")
     String model;
 
     @Option(names = "--poll-only", description = "Do not use the file system's change events; check files every 500 ms.")

@@ -26,10 +26,10 @@ final class WhyCommand implements Callable<Integer> {
     @Mixin
     StoreOptions storeOptions;
 
-    @Option(names = "--limit", paramLabel = "K", defaultValue = "10", description = "Number of hits (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-n", "--limit"}, paramLabel = "K", defaultValue = "10", description = "Number of hits (default: ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--json", description = "Print a JSON array of hits (see docs/CLI.md).")
+    @Option(names = {"-j", "--json"}, description = "Print a JSON array of hits (see docs/CLI.md).")
     boolean json;
 
     @Parameters(arity = "1..*", paramLabel = "SHA|FILE[:LINE]|TEXT", description = "A commit, a file (optionally :line) or a question.")

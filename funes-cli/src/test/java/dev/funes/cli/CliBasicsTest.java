@@ -21,7 +21,22 @@ class CliBasicsTest {
     private static final String VERSION = System.getProperty("funes.project.version");
     /** The contract's command names that exist today; scripts call them, so they stay. */
     private static final List<String> CONTRACT_COMMANDS = List.of("demo", "index", "watch", "search", "why", "stats",
-            "check", "export", "import", "push", "pull", "mcp");
+            "check", "export", "import", "push", "pull", "mcp", "forget", "completion");
+    /** The short flags, per command: each is another name of the long option beside it. */
+    private static final List<List<String>> SHORT_FLAGS = List.of(
+            List.of("index", "-s", "--store"), List.of("index", "-i", "--index-path"),
+            List.of("watch", "-s", "--store"), List.of("watch", "-i", "--index-path"),
+            List.of("search", "-s", "--store"), List.of("search", "-n", "--limit"), List.of("search", "-j", "--json"),
+            List.of("search", "-a", "--agent"), List.of("search", "-p", "--project"), List.of("search", "-k", "--kind"),
+            List.of("search", "-f", "--file"),
+            List.of("why", "-s", "--store"), List.of("why", "-n", "--limit"), List.of("why", "-j", "--json"),
+            List.of("stats", "-s", "--store"), List.of("stats", "-j", "--json"),
+            List.of("check", "-s", "--store"), List.of("check", "-j", "--json"),
+            List.of("demo", "-s", "--store"), List.of("demo", "-n", "--limit"),
+            List.of("forget", "-s", "--store"), List.of("forget", "-p", "--project"), List.of("forget", "-f", "--file"),
+            List.of("forget", "-y", "--yes"),
+            List.of("export", "-s", "--store"), List.of("import", "-s", "--store"), List.of("push", "-s", "--store"),
+            List.of("pull", "-s", "--store"), List.of("mcp", "-s", "--store"));
 
     /** Every subcommand, read from the command line itself so that a new one is covered too. */
     private static Map<String, CommandLine> subcommands() {
@@ -77,6 +92,36 @@ class CliBasicsTest {
                         .isEqualTo("funes " + VERSION + System.lineSeparator());
             }
         }
+    }
+
+    @Test
+    void eachShortFlagIsAnotherNameOfItsLongOption() {
+        Map<String, CommandLine> commands = subcommands();
+        for (List<String> flag : SHORT_FLAGS) {
+            CommandLine.Model.CommandSpec spec = commands.get(flag.get(0)).getCommandSpec();
+            assertThat(spec.findOption(flag.get(1))).as("funes %s %s", flag.get(0), flag.get(1)).isNotNull()
+                    .isSameAs(spec.findOption(flag.get(2)));
+        }
+    }
+
+    @Test
+    void shortFlagsRunTheCommandsAsTheLongOnesDo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path store) throws Exception {
+        String demo = java.nio.file.Path.of("../examples/demo-session").toAbsolutePath().normalize().toString();
+        CliTest.Result indexed = funes("index", "-i", demo, "-s", store.toString());
+        assertThat(indexed.status()).as(indexed.err()).isZero();
+        assertThat(indexed.out()).contains("1 indexed");
+
+        CliTest.Result shortSearch = funes("search", "-s", store.toString(), "-n", "1", "-j", "-a", "claude-code",
+                "-k", "exchange", "-p", "/home/dev/projects/ledger-sync", "streaming parser");
+        assertThat(shortSearch.status()).as(shortSearch.err()).isZero();
+        CliTest.Result longSearch = funes("search", "--store", store.toString(), "--limit", "1", "--json",
+                "--agent", "claude-code", "--kind", "exchange", "--project", "/home/dev/projects/ledger-sync", "streaming parser");
+        assertThat(shortSearch.json().size()).isEqualTo(1);
+        assertThat(shortSearch.json().get(0).get("text")).isEqualTo(longSearch.json().get(0).get("text"));
+
+        CliTest.Result stats = funes("stats", "-s", store.toString(), "-j");
+        assertThat(stats.status()).as(stats.err()).isZero();
+        assertThat(stats.json().get("memories").asLong()).isPositive();
     }
 
     @Test
