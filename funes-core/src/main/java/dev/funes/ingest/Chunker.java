@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * Groups the records of one log, in file order, into EXCHANGE memories: a request with the
@@ -337,7 +338,7 @@ final class Chunker {
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
             if (fits(p, r.lastLine(), result.length() + 3)) {
-                output(call, ex, (error ? "Error of " : "") + about, full, r);
+                output(call, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
                 attach(p, call, r, result);
                 return;
             }
@@ -346,13 +347,13 @@ final class Chunker {
                 k--;
             }
             if (moveTailToNewPart(ex, k, r, result.length() + 3)) {
-                output(call, ex, (error ? "Error of " : "") + about, full, r);
+                output(call, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
                 attach(ex.open, call, r, result);
                 return;
             }
         }
         Entry e = new Entry(EntryKind.RESULT, r, null, about + " \u2192 " + result);
-        output(e, ex, (error ? "Error of " : "") + about, full, r);
+        output(e, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
         add(ex, r, e);
     }
 
@@ -561,10 +562,33 @@ final class Chunker {
         ex.closed.clear();
     }
 
-    /** Keeps a tool's whole output, which the entry renders as its head and tail or not at all. */
-    private void output(Entry e, Exchange ex, String header, String text, Rec r) {
-        piece(e, ex, header, text, r, true);
+    /**
+     * Keeps a tool's whole output, which the entry renders as its head and tail or not at all.
+     * Outputs use their exchange's embedding, except what the agent read to learn (documentation,
+     * a web page, an issue): that is prose a question paraphrases, found by its own.
+     */
+    private void output(Entry e, Exchange ex, String header, String text, Rec r, boolean docs) {
+        piece(e, ex, header, text, r, !docs);
     }
+
+    /**
+     * Whether a call read documentation, the web or an issue tracker: a documentation lookup of
+     * {@link ClassifierRules#lookupRule}, or a tracker's show/view command.
+     */
+    static boolean readsDocs(Entry call) {
+        if (call == null || call.toolName == null || call.toolLabel == null) {
+            return false;
+        }
+        int close = call.toolLabel.indexOf("] ");
+        String input = close < 0 ? "" : call.toolLabel.substring(close + 2).strip();
+        return ClassifierRules.lookupRule(call.toolName, input) != null
+                || ClassifierRules.SHELL_TOOLS.contains(call.toolName) && TRACKER_READ.matcher(input).find();
+    }
+
+    /** Shell commands that print an issue, a pull request or a ticket. */
+    private static final Pattern TRACKER_READ = Pattern.compile(
+            "^(?:gh\\s+(?:issue|pr)\\s+view|glab\\s+(?:issue|mr)\\s+view|bd\\s+show|jira\\s+(?:issue\\s+)?view"
+                    + "|linear\\s+issue\\s+view|tea\\s+issues?\\s+\\d)\\b");
 
     /** Keeps the full content of a record an entry renders, when passages are wanted and it holds any. */
     private void piece(Entry e, Exchange ex, String header, String text, Rec r) {

@@ -134,6 +134,69 @@ class PassageStoreTest {
     }
 
     @Test
+    void whatTheAgentReadToLearnIsEmbeddedOnItsOwnOtherOutputThroughItsExchange(@TempDir Path tmp) throws Exception {
+        String design = "Tracing guidelines.\n\nDo not use the opentelemetry_phoenix package for spans: it double counts"
+                + " LiveView events. Use the Telemetry.Span wrapper in lib/app/telemetry.ex instead.\n";
+        String listing = "lib\nmix.exs\nREADME.md\ntest\n";
+        String issue = "Epic 12: observability. Constraint: traces go through the collector on port 4317, never straight"
+                + " to the vendor.\n";
+        List<String> lines = new ArrayList<>();
+        int n = 0;
+        List<Integer> designLines = new ArrayList<>();
+        for (String ask : List.of("read the design notes", "read the design notes again")) {
+            lines.add(Records.request(++n, ask));
+            lines.add(Records.toolUse(++n, "msg-" + n, "tool-" + n, "Read", "file_path", Records.CWD + "/docs/DESIGN.md"));
+            lines.add(Records.result(++n, "tool-" + (n - 1), design, false));
+            designLines.add(lines.size());
+            lines.add(Records.answer(++n, "msg-" + n, "Noted."));
+        }
+        lines.add(Records.request(++n, "what is in the project and what does the epic say?"));
+        lines.add(Records.toolUse(++n, "msg-" + n, "tool-" + n, "Bash", "command", "ls"));
+        lines.add(Records.result(++n, "tool-" + (n - 1), listing, false));
+        lines.add(Records.toolUse(++n, "msg-" + n, "tool-" + n, "Bash", "command", "gh issue view 12"));
+        lines.add(Records.result(++n, "tool-" + (n - 1), issue, false));
+        lines.add(Records.answer(++n, "msg-" + n, "Four entries; the epic constrains tracing."));
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+        Path dir = tmp.resolve("store");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(log));
+            // Found by meaning alone, the passage itself the answer.
+            List<SearchHit> hits = store.search(SearchRequest.builder("which package must not be used for spans")
+                    .retrieval(dev.funes.Retrieval.DENSE).limit(3).build());
+            assertThat(hits).anySatisfy(h -> assertThat(h.passageText()).contains("Do not use the opentelemetry_phoenix"));
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             Statement s = c.createStatement()) {
+            String own = "SELECT count(*), count(DISTINCT p.vector_id), sum(p.vector_id = e.vector_id), group_concat(p.line_start)"
+                    + " FROM memories p JOIN memories e ON e.id = json_extract(p.metadata, '$.passageOf')"
+                    + " WHERE p.kind = 'passage' AND instr(p.text, ?) > 0 AND p.text LIKE 'Result of%'";
+            try (java.sql.PreparedStatement q = c.prepareStatement(own)) {
+                q.setString(1, "opentelemetry_phoenix");
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("the documentation read twice").isEqualTo(2);
+                    assertThat(rs.getInt(2)).as("embedded once").isEqualTo(1);
+                    assertThat(rs.getInt(3)).as("with a vector of its own, not its exchange's").isZero();
+                    assertThat(rs.getString(4).split(",")).extracting(Integer::parseInt)
+                            .containsExactlyInAnyOrderElementsOf(designLines);
+                }
+                q.setString(1, "collector on port 4317");
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("the issue printed by gh").isEqualTo(1);
+                    assertThat(rs.getInt(3)).as("with a vector of its own").isZero();
+                }
+                q.setString(1, "mix.exs");
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("the listing").isEqualTo(1);
+                    assertThat(rs.getInt(3)).as("found through its exchange's vector").isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    @Test
     void secretsInWrittenCodeEditsToolOutputAndThinkingReachNoFile(@TempDir Path tmp) throws Exception {
         String github = "ghp_" + "Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9b";
         String stripe = "sk_live_" + "51HxQ2eLkT9mN3pR7vW4yZ8a";
