@@ -7,6 +7,7 @@ import dev.funes.ingest.ExchangeEntries.Entry;
 import dev.funes.ingest.ExchangeEntries.Speaker;
 import dev.funes.ingest.Sentences.Sentence;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,7 +42,8 @@ import java.util.regex.Pattern;
  *       code, quoted lines and tool output are never read as statements.</li>
  *   <li><b>Text.</b> Built only from the exchange's own text, which the indexer has already
  *       redacted (the indexer also hands this class the whole text of each record of an
- *       exchange, which its rendering may cut: see {@link #classify(LogFormat, java.nio.file.Path)}): {@code Decision (user): <sentence(s)>}, {@code Convention (user): ...},
+ *       exchange, which its rendering may cut: see {@link #classify(LogFormat, Path)}):
+ *       {@code Decision (user): <sentence(s)>}, {@code Convention (user): ...},
  *       {@code Lookup: [Tool] input → result} and {@code Concluded: <sentences>}. Nothing is
  *       paraphrased or invented.</li>
  *   <li><b>Provenance.</b> The exchange's file, session, agent, project and times. The line range
@@ -66,8 +68,6 @@ public final class Classifier {
     /** Characters of a lookup's conclusion. */
     static final int CONCLUSION_CHARS = 500;
 
-    /** What {@link Text#headTail} puts where it cut: a sentence holding it is not whole. */
-    private static final Pattern CUT = Pattern.compile("\u2026 \\[\\d+ chars omitted] \u2026");
     private static final Pattern ANAPHOR = Pattern.compile("^(?:\\W*)(?:this|that|it|these|those|so|which|then)\\b",
             Pattern.CASE_INSENSITIVE);
     private static final Pattern REASON = Pattern.compile("^(?:\\W*)(?:because|since|that's why|this way|so that)\\b|\\bbecause\\b",
@@ -118,7 +118,7 @@ public final class Classifier {
         }
         if (seen != null) {
             findings.removeIf(f -> f.kind() != MemoryKind.LOOKUP && (seen.containsAll(f.parts())
-                    || dropCut && f.parts().stream().anyMatch(p -> CUT.matcher(p).find())));
+                    || dropCut && f.parts().stream().anyMatch(Text::isHeadTailCut)));
             for (Finding f : findings) {
                 if (f.kind() != MemoryKind.LOOKUP) {
                     seen.addAll(f.parts());
@@ -160,7 +160,7 @@ public final class Classifier {
      * @param file   the log
      * @return the derived memories in the order of the log
      */
-    public List<Memory> classify(LogFormat format, java.nio.file.Path file) {
+    public List<Memory> classify(LogFormat format, Path file) {
         Derivations derivations = new Derivations(this, true);
         List<Memory> out = new ArrayList<>();
         PassageSink sink = m -> {

@@ -22,6 +22,14 @@ final class Text {
         return s == null || s.isBlank();
     }
 
+    /** The marker {@link #headTail} puts where it cut. */
+    private static final Pattern HEAD_TAIL_CUT = Pattern.compile(ELLIPSIS + " \\[\\d+ chars omitted] " + ELLIPSIS);
+
+    /** Whether {@code s} holds a cut {@link #headTail} made: it is not whole. */
+    static boolean isHeadTailCut(String s) {
+        return s.indexOf(ELLIPSIS) >= 0 && HEAD_TAIL_CUT.matcher(s).find();
+    }
+
     /**
      * At most {@code max} characters: the head and the tail of a longer text, joined by a marker
      * that says how much was left out. The tail is kept because agents and tools put conclusions

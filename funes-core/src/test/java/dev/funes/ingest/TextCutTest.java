@@ -46,6 +46,14 @@ class TextCutTest {
         assertThat(Text.head(s, 100)).hasSize(100).startsWith("data AAAA").endsWith("A\u2026");
     }
 
+    @Test
+    void aHeadTailCutIsRecognisedAndNothingElse() {
+        String s = "word ".repeat(400);
+        assertThat(Text.isHeadTailCut(Text.headTail(s, 300))).isTrue();
+        assertThat(Text.isHeadTailCut(Text.headTail("short enough", 300))).isFalse();
+        assertThat(Text.isHeadTailCut(Text.head(s, 300))).as("a head's lone ellipsis").isFalse();
+    }
+
     private static void assertNoFragment(String cut) {
         String withoutWhole = cut.replace(TOKEN, "");
         for (int n = 6; n < TOKEN.length(); n++) {
