@@ -20,5 +20,5 @@ if %FUNES_FEATURE% GEQ 20 set "FUNES_OPTS=--add-modules jdk.incubator.vector"
 if %FUNES_FEATURE% GEQ 22 set "FUNES_OPTS=%FUNES_OPTS% --enable-native-access=ALL-UNNAMED"
 
 rem JVM warnings go to stderr: stdout carries results, JSON and the MCP protocol.
-"%FUNES_JAVA%" %FUNES_OPTS% -Xlog:disable -Xlog:all=warning:stderr %FUNES_JAVA_OPTS% -cp "%FUNES_DIST%\lib\*" dev.funes.cli.Main %*
+"%FUNES_JAVA%" %FUNES_OPTS% -Xlog:disable -Xlog:all=warning:stderr "-Dfunes.launcher=%~f0" %FUNES_JAVA_OPTS% -cp "%FUNES_DIST%\lib\*" dev.funes.cli.Main %*
 exit /b %ERRORLEVEL%
