@@ -12,21 +12,28 @@ import java.util.stream.Collectors;
  */
 public enum BundledModel {
 
-    /** all-MiniLM-L6-v2 quantized to int8: mean pooling, no query prefix, 256 tokens. */
+    /** all-MiniLM-L6-v2 quantized to int8: mean pooling, no prefixes, 256 tokens. */
     ALL_MINILM_L6_V2_Q("all-minilm-l6-v2-q", "all-minilm-l6-v2-q",
-            "funes-model-all-minilm-l6-v2-q", Pooling.MEAN, "", 256),
+            "funes-model-all-minilm-l6-v2-q", Pooling.MEAN, "", "", 256),
 
-    /** all-MiniLM-L6-v2 in fp32: mean pooling, no query prefix, 256 tokens. */
+    /** all-MiniLM-L6-v2 in fp32: mean pooling, no prefixes, 256 tokens. */
     ALL_MINILM_L6_V2("all-minilm-l6-v2", "all-minilm-l6-v2",
-            "funes-model-all-minilm-l6-v2", Pooling.MEAN, "", 256),
+            "funes-model-all-minilm-l6-v2", Pooling.MEAN, "", "", 256),
 
     /**
      * bge-small-en-v1.5 quantized to int8: CLS pooling, the bge retrieval instruction before
-     * queries, 512 tokens.
+     * queries, no document prefix, 512 tokens.
      */
     BGE_SMALL_EN_V15_Q("bge-small-en-v15-q", "bge-small-en-v1.5-q",
             "funes-model-bge-small-en-v15-q", Pooling.CLS,
-            "Represent this sentence for searching relevant passages: ", 512);
+            "Represent this sentence for searching relevant passages: ", "", 512),
+
+    /**
+     * e5-small-v2 quantized to int8: mean pooling, {@code "query: "} before queries and
+     * {@code "passage: "} before documents (the model was trained with both), 512 tokens.
+     */
+    E5_SMALL_V2_Q("e5-small-v2-q", "e5-small-v2-q",
+            "funes-model-e5-small-v2-q", Pooling.MEAN, "query: ", "passage: ", 512);
 
     /** The model used when none is chosen: small, fast, good enough for most memories. */
     public static final BundledModel DEFAULT = ALL_MINILM_L6_V2_Q;
@@ -36,15 +43,17 @@ public enum BundledModel {
     private final String artifactId;
     private final Pooling pooling;
     private final String queryPrefix;
+    private final String documentPrefix;
     private final int maxTokens;
 
     BundledModel(String id, String resourceStem, String artifactId, Pooling pooling, String queryPrefix,
-                 int maxTokens) {
+                 String documentPrefix, int maxTokens) {
         this.id = id;
         this.resourceStem = resourceStem;
         this.artifactId = artifactId;
         this.pooling = pooling;
         this.queryPrefix = queryPrefix;
+        this.documentPrefix = documentPrefix;
         this.maxTokens = maxTokens;
     }
 
@@ -60,7 +69,8 @@ public enum BundledModel {
 
     /** How this model is run, with the default batch size. */
     public EmbedderOptions options() {
-        return new EmbedderOptions(pooling, queryPrefix, maxTokens, EmbedderOptions.DEFAULT_BATCH_SIZE);
+        return new EmbedderOptions(pooling, queryPrefix, documentPrefix, maxTokens,
+                EmbedderOptions.DEFAULT_BATCH_SIZE);
     }
 
     /**

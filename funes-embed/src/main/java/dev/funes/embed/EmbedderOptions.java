@@ -3,8 +3,8 @@ package dev.funes.embed;
 import java.util.Objects;
 
 /**
- * How to run an ONNX text-embedding export: its pooling, its query prefix, its window and the
- * batch size. Built with {@link #builder()}, validated on construction, immutable.
+ * How to run an ONNX text-embedding export: its pooling, its query and document prefixes, its
+ * window and the batch size. Built with {@link #builder()}, validated on construction, immutable.
  *
  * <pre>{@code
  * EmbedderOptions options = EmbedderOptions.builder()
@@ -14,18 +14,23 @@ import java.util.Objects;
  *         .build();
  * }</pre>
  *
- * <p>Pooling, prefix and window change the vectors a model returns; the batch size does not.
+ * <p>Pooling, prefixes and window change the vectors a model returns; the batch size does not.
  *
- * @param pooling     how token vectors become one vector
- * @param queryPrefix prepended to every query by {@link dev.funes.Embedder#embedQuery(String)}, never
- *                    to documents; empty for none
- * @param maxTokens   the model's window in tokens, special tokens included; at least 8
- * @param batchSize   at most how many token windows go through the model at once; at least 1.
- *                    Batches also stop at 512 padded tokens, and models whose vectors depend on
- *                    their batch neighbours (dynamically quantized int8 exports, found by a probe
- *                    when the model loads) always run one window at a time
+ * @param pooling        how token vectors become one vector
+ * @param queryPrefix    prepended to every query by {@link dev.funes.Embedder#embedQuery(String)}, never
+ *                       to documents; empty for none
+ * @param documentPrefix put before the text of every window of every document embedded by
+ *                       {@link dev.funes.Embedder#embedDocuments(java.util.List)}, never before
+ *                       queries; empty for none. A long document cut into windows gets it in each
+ *                       window, so every window is read as a passage (e5's {@code "passage: "})
+ * @param maxTokens      the model's window in tokens, special tokens included; at least 8
+ * @param batchSize      at most how many token windows go through the model at once; at least 1.
+ *                       Batches also stop at 512 padded tokens, and models whose vectors depend on
+ *                       their batch neighbours (dynamically quantized int8 exports, found by a probe
+ *                       when the model loads) always run one window at a time
  */
-public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens, int batchSize) {
+public record EmbedderOptions(Pooling pooling, String queryPrefix, String documentPrefix, int maxTokens,
+                              int batchSize) {
 
     /** The default window, the usual limit of BERT-style encoders. */
     public static final int DEFAULT_MAX_TOKENS = 512;
@@ -40,6 +45,7 @@ public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens
     public EmbedderOptions {
         Objects.requireNonNull(pooling, "pooling");
         Objects.requireNonNull(queryPrefix, "queryPrefix");
+        Objects.requireNonNull(documentPrefix, "documentPrefix");
         if (maxTokens < 8) {
             throw new IllegalArgumentException("maxTokens must be at least 8, was " + maxTokens);
         }
@@ -49,7 +55,7 @@ public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens
     }
 
     /**
-     * A builder starting from mean pooling, no query prefix, {@value #DEFAULT_MAX_TOKENS} tokens
+     * A builder starting from mean pooling, no prefixes, {@value #DEFAULT_MAX_TOKENS} tokens
      * and batches of {@value #DEFAULT_BATCH_SIZE}.
      */
     public static Builder builder() {
@@ -58,13 +64,14 @@ public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens
 
     /** The same options with another batch size. */
     public EmbedderOptions withBatchSize(int batchSize) {
-        return new EmbedderOptions(pooling, queryPrefix, maxTokens, batchSize);
+        return new EmbedderOptions(pooling, queryPrefix, documentPrefix, maxTokens, batchSize);
     }
 
     /** Builds {@link EmbedderOptions}; every setter returns this builder. */
     public static final class Builder {
         private Pooling pooling = Pooling.MEAN;
         private String queryPrefix = "";
+        private String documentPrefix = "";
         private int maxTokens = DEFAULT_MAX_TOKENS;
         private int batchSize = DEFAULT_BATCH_SIZE;
 
@@ -80,6 +87,12 @@ public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens
         /** The instruction the model expects before queries; empty for none. */
         public Builder queryPrefix(String queryPrefix) {
             this.queryPrefix = queryPrefix;
+            return this;
+        }
+
+        /** The text the model expects before every document (or window of one); empty for none. */
+        public Builder documentPrefix(String documentPrefix) {
+            this.documentPrefix = documentPrefix;
             return this;
         }
 
@@ -101,7 +114,7 @@ public record EmbedderOptions(Pooling pooling, String queryPrefix, int maxTokens
          * @throws IllegalArgumentException if a value is out of range
          */
         public EmbedderOptions build() {
-            return new EmbedderOptions(pooling, queryPrefix, maxTokens, batchSize);
+            return new EmbedderOptions(pooling, queryPrefix, documentPrefix, maxTokens, batchSize);
         }
     }
 }

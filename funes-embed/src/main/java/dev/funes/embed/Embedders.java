@@ -146,7 +146,7 @@ public final class Embedders {
      * {@code [batch, tokens, dimension]} output); the dimension is read from the model.
      *
      * <p>The model id is {@code dir:<folder name>@<8 hex digits>}, the digits hashing both files
-     * and the pooling, query prefix and window: it stays the same as long as the folder keeps its
+     * and the pooling, prefixes and window: it stays the same as long as the folder keeps its
      * name and the same export is run the same way, and changes whenever the vectors could.
      * Computing it reads both files once.
      *
@@ -202,6 +202,10 @@ public final class Embedders {
             digest.update((byte) 0);
         }
         String settings = options.pooling() + "\0" + options.queryPrefix() + "\0" + options.maxTokens();
+        if (!options.documentPrefix().isEmpty()) {
+            // Only when set, so that folder models without one keep the ids their stores recorded.
+            settings += "\0" + options.documentPrefix();
+        }
         digest.update(settings.getBytes(StandardCharsets.UTF_8));
         String hash = HexFormat.of().formatHex(digest.digest(), 0, 4);
         return DIRECTORY_ID_PREFIX + folder.getFileName() + "@" + hash;

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,11 @@ final class OnnxEmbedder implements Embedder {
     private final ReentrantLock lock = new ReentrantLock();
     private final int dimension;
     private final int batchSize;
+    /** The document prefix's tokens without special tokens; empty arrays when there is none. */
+    private final long[] prefixIds;
+    private final long[] prefixTypeIds;
+    /** How many special tokens the tokenizer puts before a text ({@code [CLS]}); 0 without a document prefix. */
+    private final int prefixLead;
     private boolean closed; // guarded by lock
 
     private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, Model model,
@@ -75,10 +81,14 @@ final class OnnxEmbedder implements Embedder {
         this.predictor = predictor;
         this.queryModel = queryModel;
         this.queryPredictor = queryPredictor;
-        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), 1, predictor).get(0),
-                embed(PROBE.subList(1, 2), 1, predictor).get(0));
+        Encoding prefix = options.documentPrefix().isEmpty() ? null : encode(options.documentPrefix(), -1);
+        this.prefixIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getIds());
+        this.prefixTypeIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getTypeIds());
+        this.prefixLead = prefix == null ? 0 : leadingSpecialTokens(prefix);
+        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), false, 1, predictor).get(0),
+                embed(PROBE.subList(1, 2), false, 1, predictor).get(0));
         this.dimension = alone.get(0).length;
-        this.batchSize = batchIndependent(alone, embed(PROBE, 2, predictor)) ? options.batchSize() : 1;
+        this.batchSize = batchIndependent(alone, embed(PROBE, false, 2, predictor)) ? options.batchSize() : 1;
     }
 
     /**
@@ -180,11 +190,12 @@ final class OnnxEmbedder implements Embedder {
         for (String text : texts) {
             Objects.requireNonNull(text, "texts contains null");
         }
-        return embed(texts, batchSize, predictor);
+        return embed(texts, true, batchSize, predictor);
     }
 
-    private List<float[]> embed(List<String> texts, int maxBatch, Predictor<List<TokenWindow>, float[][]> session) {
-        List<TokenWindow> windows = tokenize(texts);
+    private List<float[]> embed(List<String> texts, boolean documents, int maxBatch,
+                                Predictor<List<TokenWindow>, float[][]> session) {
+        List<TokenWindow> windows = tokenize(texts, documents);
         // Sorting by length keeps padding small; owners restore the order afterwards.
         windows.sort(Comparator.comparingInt(TokenWindow::length));
         float[][] sums = new float[texts.size()][];
@@ -217,7 +228,7 @@ final class OnnxEmbedder implements Embedder {
     @Override
     public float[] embedQuery(String query) {
         Objects.requireNonNull(query, "query");
-        return embed(List.of(options.queryPrefix() + query), batchSize, queryPredictor).get(0);
+        return embed(List.of(options.queryPrefix() + query), false, batchSize, queryPredictor).get(0);
     }
 
     @Override
@@ -239,20 +250,19 @@ final class OnnxEmbedder implements Embedder {
         return "OnnxEmbedder[" + modelId + ", " + options + "]";
     }
 
-    /** Splits every text into windows of at most {@code maxTokens} tokens. */
-    private List<TokenWindow> tokenize(List<String> texts) {
+    /**
+     * Splits every text into windows of at most {@code maxTokens} tokens, the document prefix at
+     * the start of each window's text when {@code documents} is set.
+     */
+    private List<TokenWindow> tokenize(List<String> texts, boolean documents) {
         List<TokenWindow> windows = new ArrayList<>(texts.size());
+        long[] ids = documents ? prefixIds : new long[0];
+        long[] typeIds = documents ? prefixTypeIds : new long[0];
         lock.lock();
         try {
             ensureOpen();
             for (int i = 0; i < texts.size(); i++) {
-                Encoding encoding;
-                try {
-                    encoding = tokenizer.encode(texts.get(i));
-                } catch (RuntimeException e) {
-                    throw new EmbeddingException(modelId + " could not tokenize text " + i + ": " + rootMessage(e), e);
-                }
-                split(i, encoding, windows);
+                split(i, encode(texts.get(i), i), ids, typeIds, windows);
             }
         } finally {
             lock.unlock();
@@ -260,52 +270,89 @@ final class OnnxEmbedder implements Embedder {
         return windows;
     }
 
+    /** Tokenizes one text; {@code index} names it in the error, -1 for the document prefix. */
+    private Encoding encode(String text, int index) {
+        try {
+            return tokenizer.encode(text);
+        } catch (RuntimeException e) {
+            throw new EmbeddingException(modelId + " could not tokenize " + (index < 0 ? "its document prefix" : "text "
+                    + index) + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static int leadingSpecialTokens(Encoding encoding) {
+        long[] special = encoding.getSpecialTokenMask();
+        int lead = 0;
+        while (lead < special.length && special[lead] == 1) {
+            lead++;
+        }
+        return lead;
+    }
+
+    /** The values of an encoding's text tokens, its leading and trailing special tokens left out. */
+    private static long[] textTokens(Encoding encoding, long[] values) {
+        long[] special = encoding.getSpecialTokenMask();
+        int from = leadingSpecialTokens(encoding);
+        int to = values.length;
+        while (to > from && special[to - 1] == 1) {
+            to--;
+        }
+        return Arrays.copyOfRange(values, from, to);
+    }
+
     /**
      * Cuts the text tokens into consecutive windows, each wrapped in the encoding's leading and
-     * trailing special tokens ({@code [CLS]} and {@code [SEP]} for BERT), keeping at most
-     * {@link Embedders#MAX_WINDOWS}.
+     * trailing special tokens ({@code [CLS]} and {@code [SEP]} for BERT) with the prefix tokens
+     * after the leading ones, keeping at most {@link Embedders#MAX_WINDOWS}.
      */
-    private void split(int owner, Encoding encoding, List<TokenWindow> windows) {
+    private void split(int owner, Encoding encoding, long[] prefixIds, long[] prefixTypeIds,
+                       List<TokenWindow> windows) {
         long[] ids = encoding.getIds();
         long[] typeIds = encoding.getTypeIds();
         long[] special = encoding.getSpecialTokenMask();
-        int lead = 0;
-        while (lead < ids.length && special[lead] == 1) {
-            lead++;
+        int lead = leadingSpecialTokens(encoding);
+        if (lead == ids.length && prefixIds.length > 0) {
+            // An empty text is all special tokens ([CLS][SEP]): the prefix goes where text would.
+            lead = Math.min(prefixLead, ids.length);
         }
         int end = ids.length;
         while (end > lead && special[end - 1] == 1) {
             end--;
         }
         int trail = ids.length - end;
-        int capacity = options.maxTokens() - lead - trail;
+        int capacity = options.maxTokens() - lead - trail - prefixIds.length;
         if (capacity < 1) {
             throw new EmbeddingException(modelId + ": a window of " + options.maxTokens()
-                    + " tokens has no room for text between " + (lead + trail) + " special tokens");
+                    + " tokens has no room for text between " + (lead + trail) + " special tokens"
+                    + (prefixIds.length > 0 ? " and a document prefix of " + prefixIds.length + " tokens" : ""));
         }
         int textTokens = end - lead;
-        if (textTokens <= capacity) {
+        if (textTokens <= capacity && prefixIds.length == 0) {
             windows.add(new TokenWindow(owner, ids, typeIds, Math.max(1, textTokens)));
             return;
         }
         int count = 0;
-        for (int from = lead; from < end && count < Embedders.MAX_WINDOWS; from += capacity, count++) {
+        int from = lead;
+        do {
             int to = Math.min(end, from + capacity);
-            windows.add(new TokenWindow(owner, slice(ids, lead, from, to, trail), slice(typeIds, lead, from, to, trail),
-                    to - from));
-        }
+            windows.add(new TokenWindow(owner, slice(ids, lead, prefixIds, from, to, trail),
+                    slice(typeIds, lead, prefixTypeIds, from, to, trail), Math.max(1, to - from)));
+            from += capacity;
+            count++;
+        } while (from < end && count < Embedders.MAX_WINDOWS);
         if (end - lead > capacity * Embedders.MAX_WINDOWS) {
             LOG.debug("text {}: {} tokens, only the first {} are embedded", owner, textTokens,
                     capacity * Embedders.MAX_WINDOWS);
         }
     }
 
-    /** The first {@code lead} values, then {@code from..to}, then the last {@code trail}. */
-    private static long[] slice(long[] values, int lead, int from, int to, int trail) {
-        long[] out = new long[lead + (to - from) + trail];
+    /** The first {@code lead} values, then the prefix, then {@code from..to}, then the last {@code trail}. */
+    private static long[] slice(long[] values, int lead, long[] prefix, int from, int to, int trail) {
+        long[] out = new long[lead + prefix.length + (to - from) + trail];
         System.arraycopy(values, 0, out, 0, lead);
-        System.arraycopy(values, from, out, lead, to - from);
-        System.arraycopy(values, values.length - trail, out, lead + to - from, trail);
+        System.arraycopy(prefix, 0, out, lead, prefix.length);
+        System.arraycopy(values, from, out, lead + prefix.length, to - from);
+        System.arraycopy(values, values.length - trail, out, lead + prefix.length + to - from, trail);
         return out;
     }
 
@@ -359,8 +406,13 @@ final class OnnxEmbedder implements Embedder {
         return batchSize;
     }
 
-    /** For tests: the windows a text is split into, as token counts. */
+    /** For tests: the windows a document is split into, as token counts. */
     int[] windowLengths(String text) {
-        return tokenize(List.of(text)).stream().mapToInt(TokenWindow::length).toArray();
+        return tokenize(List.of(text), true).stream().mapToInt(TokenWindow::length).toArray();
+    }
+
+    /** For tests: the token ids of the windows a document ({@code true}) or query is split into. */
+    List<long[]> windowIds(String text, boolean document) {
+        return tokenize(List.of(text), document).stream().map(TokenWindow::ids).toList();
     }
 }
