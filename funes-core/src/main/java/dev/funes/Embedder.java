@@ -7,7 +7,8 @@ import java.util.List;
  *
  * <p>Vectors are L2-normalized, so a dot product is their cosine similarity. Documents and
  * queries are embedded separately because some models expect an instruction prefix on queries
- * only (bge-small, for example); callers never add such prefixes themselves.
+ * only (bge-small, for example) or different prefixes on each (e5-small); callers never add such
+ * prefixes themselves.
  *
  * <p>Implementations are thread-safe: several threads may embed at once. They hold native
  * resources (an ONNX session, a tokenizer) and must be {@linkplain #close() closed}; a closed

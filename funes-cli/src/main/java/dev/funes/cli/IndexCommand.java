@@ -31,7 +31,7 @@ final class IndexCommand implements Callable<Integer> {
     List<Path> repos;
 
     @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, converter = OptionValues.ModelId.class,
-            description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q.")
+            description = "Embedding model of a new store: all-minilm-l6-v2-q (default), all-minilm-l6-v2, bge-small-en-v15-q, e5-small-v2-q.")
     String model;
 
     @CommandLine.Spec

@@ -42,7 +42,8 @@ class PackagedJarIT {
     /** The project's jars the launcher loads, by module name. */
     private static final Set<String> FUNES_MODULES =
             Set.of("dev.funes.core", "dev.funes.embed", "dev.funes.store", "dev.funes.git", "dev.funes.cli",
-                    "dev.funes.model.minilmq", "dev.funes.model.minilm", "dev.funes.model.bge");
+                    "dev.funes.model.minilmq", "dev.funes.model.minilm", "dev.funes.model.bge",
+                    "dev.funes.model.e5");
 
     @Test
     void theCliJarsManifestNamesTheProjectVersionTitleAndModule() throws IOException {

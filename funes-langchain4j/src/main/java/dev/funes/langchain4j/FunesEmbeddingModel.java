@@ -16,7 +16,7 @@ import java.util.Objects;
  * no network, no API key.
  *
  * <p>Funes embeds documents and queries separately, because some models want an instruction
- * prefix on queries (bge-small, for one). LangChain4j has one {@code embed} for both, so there are
+ * prefix on queries (bge-small, for one) or a different one on each (e5-small). LangChain4j has one {@code embed} for both, so there are
  * two adapters: {@link #of} embeds as documents (for what is stored), {@link #forQueries} as
  * queries (for an {@code EmbeddingStoreContentRetriever}'s query embeddings). With MiniLM, the
  * default, both give the same vectors.
