@@ -157,7 +157,7 @@ final class SetupCommand implements Callable<Integer> {
         if (serviceChanged) {
             out.println(serviceAdvice(kind, home));
         }
-        if (changed && !undo) {
+        if (changed && !undo && !dryRun) {
             out.println("restart the agent" + (agents.size() > 1 ? "s" : "") + " to load the MCP server");
         }
         out.flush();

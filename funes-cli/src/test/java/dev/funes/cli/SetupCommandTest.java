@@ -265,6 +265,7 @@ class SetupCommandTest {
         CliTest.Result dry = setup("all", "--dry-run");
         assertThat(dry.status()).as(dry.err()).isZero();
         assertThat(dry.out()).contains("+    \"funes\": {", "+[mcp_servers.funes]", "dry run: nothing was written");
+        assertThat(dry.out()).doesNotContain("restart the agent");
         assertThat(snapshot()).as("no file written, no backup").isEqualTo(before);
         assertThat(home.resolve(".config/systemd/user/funes-watch.service")).doesNotExist();
     }
