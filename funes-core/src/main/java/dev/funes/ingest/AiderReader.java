@@ -218,6 +218,7 @@ final class AiderReader {
         boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(),
                 JsonLinesReader.MAX_LINE_BYTES, problems, () -> PassageSink.stopped(sink), lines -> {
                     lastEnd = lines.end();
+                    plan.reached(lastEnd);
                     if (!plan.verified) {
                         verify(lines);
                     }

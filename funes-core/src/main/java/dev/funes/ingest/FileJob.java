@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * One file of an {@link Indexer#index} call: what it told the listener while it was read (kept
@@ -43,6 +44,9 @@ final class FileJob {
     };
     /** The sink of the file's read, whose counts a failed write reports; null until it is read. */
     FileBatches batches;
+    /** Told the offset its read reached, at once (not recorded): the listener's {@link IndexListener#progress}. */
+    LongConsumer progress = offset -> {
+    };
 
     FileJob(Path file) {
         this.file = file;

@@ -8,8 +8,9 @@ import java.nio.file.Path;
  * Hears the progress of {@link Indexer#index}, for example to draw a progress bar. All methods
  * default to doing nothing; they are called on the indexing thread, in order, each file's events
  * together ({@link #fileStarted}, its problems, {@link #fileFinished}). A file is told finished
- * once its memories are stored, which may be after the next file began to be read. A listener
- * that throws ends the indexing with its exception.
+ * once its memories are stored, which may be after the next file began to be read; only
+ * {@link #progress} is told at once, while a file is read. A listener that throws ends the
+ * indexing with its exception.
  */
 public interface IndexListener {
 
@@ -66,5 +67,27 @@ public interface IndexListener {
 
     /** A problem was met; it is also listed in the {@link IndexReport}. */
     default void problem(IndexProblem problem) {
+    }
+
+    /**
+     * How far the call got, told at once rather than with the file's other events: while a log
+     * read line by line (the JSON Lines formats and Aider's) is read, about every 256 KiB, and
+     * when each file was looked at.
+     */
+    default void progress(Progress progress) {
+    }
+
+    /**
+     * How far an {@link Indexer#index} call got.
+     *
+     * @param file         the file being read or just looked at
+     * @param filePosition bytes of it read so far (from its start, also when a read resumes further on)
+     * @param fileSize     its size when it was found
+     * @param position     bytes of all the files looked at so far, {@code filePosition} included; a file
+     *                     not read (unchanged, ignored, failed) counts whole once looked at
+     * @param size         bytes of all the files found
+     * @param memories     memories the files read so far gave, before they are stored
+     */
+    record Progress(Path file, long filePosition, long fileSize, long position, long size, long memories) {
     }
 }

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Collection;
@@ -153,6 +154,14 @@ public final class Indexer {
         IndexRun run = new IndexRun(redactor, rules, listener);
         List<LogWalk.Candidate> files = LogWalk.files(roots, problem -> run.problem(run.out, problem));
         listener.filesFound(files.size());
+        long[] sizes = new long[files.size()];
+        long size = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = sizeOf(files.get(i).path());
+            size += sizes[i];
+        }
+        long before = 0;
+        long memories = 0;
         try (WriteQueue writes = new WriteQueue(IndexRun::endsRun)) {
             run.writes = writes;
             for (int i = 0; i < files.size(); i++) {
@@ -163,6 +172,12 @@ public final class Indexer {
                 FileJob job = new FileJob(c.path());
                 job.events.fileStarted(c.path(), i + 1, files.size());
                 run.filesSeen++;
+                long from = before;
+                long given = memories;
+                long fileSize = sizes[i];
+                long all = size;
+                job.progress = offset -> listener.progress(new IndexListener.Progress(c.path(), offset, fileSize,
+                        from + offset, all, given + (job.batches == null ? 0 : job.batches.memories)));
                 try {
                     indexFile(c, run, job);
                 } catch (RuntimeException e) {
@@ -176,6 +191,9 @@ public final class Indexer {
                     job.replay(run.out);
                     throw e;
                 }
+                memories += job.batches == null ? 0 : job.batches.memories;
+                before += fileSize;
+                job.progress.accept(fileSize);
                 run.pending.add(job);
                 run.settle(false);
             }
@@ -249,7 +267,7 @@ public final class Indexer {
             if (token != null) {
                 job.batches = new FileBatches(run, job, FileBatches.Read.resumed(token));
                 try {
-                    result = parse(format, file, job.batches, snapshot.size());
+                    result = parse(format, file, job, snapshot.size());
                 } catch (Resume.Mismatch e) {
                     if (!job.batches.stopped()) {
                         LOG.debug("{} changed before its resume point ({}); reading it again from the start", file,
@@ -260,11 +278,11 @@ public final class Indexer {
                         }
                         // Another file than the one read: nothing of the earlier read is replaced.
                         job.batches = new FileBatches(run, job, FileBatches.Read.fromStart(true, null, false));
-                        result = parse(format, file, job.batches, snapshot.size());
+                        result = parse(format, file, job, snapshot.size());
                     }
                 }
             } else {
-                result = parse(format, file, job.batches, snapshot.size());
+                result = parse(format, file, job, snapshot.size());
             }
         } catch (RuntimeException e) {
             thrown = e; // unless the sink stopped the read first, the reader failed
@@ -371,7 +389,9 @@ public final class Indexer {
     }
 
     /** Reads with the batches' plan; a format that cannot resume reads the whole file. */
-    private static ParseResult parse(LogFormat format, Path file, FileBatches batches, long size) {
+    private static ParseResult parse(LogFormat format, Path file, FileJob job, long size) {
+        FileBatches batches = job.batches;
+        batches.plan().progress = job.progress;
         ParseResult result;
         if (format instanceof ResumableFormat resumable) {
             result = resumable.parse(file, batches, batches.plan());
@@ -380,6 +400,15 @@ public final class Indexer {
             batches.plan().bytesRead = size;
         }
         return Objects.requireNonNull(result, "parse returned null");
+    }
+
+    /** A file's size for the progress told, 0 when it cannot be read (its read will say why). */
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     private LogFormat detect(Path file, byte[] head) {

@@ -132,6 +132,7 @@ abstract class JsonLinesReader {
         boolean complete = LineReader.readFile(file, from, plan.from == null ? 1 : plan.from.line(), MAX_LINE_BYTES,
                 problems, () -> PassageSink.stopped(sink), lines -> {
                     lastEnd = lines.end();
+                    plan.reached(lastEnd);
                     line(lines);
                     drain();
                 });

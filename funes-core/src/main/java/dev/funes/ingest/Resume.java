@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 /**
  * Reading a growing log on from where the last read stopped: the point a read may start at,
@@ -22,6 +23,9 @@ import java.util.Objects;
  * again, with what was appended, and nothing before it.
  */
 final class Resume {
+
+    /** How far a read goes between two {@link Plan#progress} calls. */
+    static final long PROGRESS_STEP = 256 << 10;
 
     /** Version of the text {@link Token#toText} writes. */
     static final int VERSION = 1;
@@ -73,6 +77,10 @@ final class Resume {
         Check last;
         /** Out: bytes read from the file. */
         long bytesRead;
+        /** In: told the offset the read reached, about every {@link #PROGRESS_STEP} bytes. */
+        LongConsumer progress = offset -> {
+        };
+        private long told;
 
         Plan(Point from, Check check) {
             this.from = from;
@@ -83,6 +91,14 @@ final class Resume {
         /** A plan that reads the whole file. */
         static Plan full() {
             return new Plan(null, null);
+        }
+
+        /** The read reached {@code offset}: tells {@link #progress} once it moved a step since it was last told. */
+        void reached(long offset) {
+            if (offset - told >= PROGRESS_STEP) {
+                told = offset;
+                progress.accept(offset);
+            }
         }
     }
 
