@@ -284,6 +284,8 @@ public final class Indexer {
             } else {
                 result = parse(format, file, job, snapshot.size());
             }
+        } catch (ListenerFailure e) {
+            throw (RuntimeException) e.getCause(); // the listener's own: it ends the run
         } catch (RuntimeException e) {
             thrown = e; // unless the sink stopped the read first, the reader failed
         }
@@ -391,7 +393,13 @@ public final class Indexer {
     /** Reads with the batches' plan; a format that cannot resume reads the whole file. */
     private static ParseResult parse(LogFormat format, Path file, FileJob job, long size) {
         FileBatches batches = job.batches;
-        batches.plan().progress = job.progress;
+        batches.plan().progress = offset -> {
+            try {
+                job.progress.accept(offset);
+            } catch (RuntimeException e) {
+                throw new ListenerFailure(e);
+            }
+        };
         ParseResult result;
         if (format instanceof ResumableFormat resumable) {
             result = resumable.parse(file, batches, batches.plan());
@@ -400,6 +408,15 @@ public final class Indexer {
             batches.plan().bytesRead = size;
         }
         return Objects.requireNonNull(result, "parse returned null");
+    }
+
+    /** What the listener threw while a file was read, carried through the reader: no failure of the reader's. */
+    private static final class ListenerFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ListenerFailure(RuntimeException cause) {
+            super(cause);
+        }
     }
 
     /** A file's size for the progress told, 0 when it cannot be read (its read will say why). */

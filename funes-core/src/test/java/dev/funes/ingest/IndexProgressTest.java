@@ -1,6 +1,7 @@
 package dev.funes.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.funes.AddResult;
 import java.io.IOException;
@@ -100,5 +101,21 @@ class IndexProgressTest {
             assertThat(p.filePosition()).isEqualTo(bigSize);
             assertThat(p.memories()).isZero();
         });
+    }
+
+    @Test
+    void aListenerThatThrowsWhileALogIsReadEndsTheIndexingWithItsException() {
+        Path big = chat("big.jsonl", 1000);
+        IllegalStateException stop = new IllegalStateException("stop here");
+        IndexListener throwing = new IndexListener() {
+            @Override
+            public void progress(Progress progress) {
+                if (progress.filePosition() < progress.fileSize()) {
+                    throw stop;
+                }
+            }
+        };
+        assertThatThrownBy(() -> Indexer.builder(new InMemoryStore()).passages(false).listener(throwing).build()
+                .index(List.of(big))).isSameAs(stop);
     }
 }
