@@ -53,6 +53,10 @@ import org.slf4j.LoggerFactory;
  *       them. DJL extracts the tokenizer's native library from its jar into its cache
  *       ({@code ~/.djl.ai}, or {@code DJL_CACHE_DIR}) once, and ONNX Runtime extracts its own into
  *       the temporary folder.</li>
+ *   <li><b>Platforms.</b> The native libraries of ONNX Runtime and of DJL's tokenizer that Funes
+ *       brings cover Linux x86-64 and aarch64, macOS aarch64 and Windows x86-64. Elsewhere,
+ *       opening an embedder throws an {@link EmbeddingException} saying how to bring another
+ *       ONNX Runtime (docs/EMBEDDERS.md).</li>
  * </ul>
  */
 public final class Embedders {

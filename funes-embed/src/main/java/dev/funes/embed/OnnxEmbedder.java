@@ -2,6 +2,8 @@ package dev.funes.embed;
 
 import ai.djl.Device;
 import ai.djl.Model;
+import ai.djl.engine.Engine;
+import ai.djl.engine.EngineException;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.inference.Predictor;
@@ -50,6 +52,8 @@ final class OnnxEmbedder implements Embedder {
     static final int MAX_BATCH_TOKENS = 512;
     /** Intra-op threads of the session that embeds queries; see the class comment. */
     static final int QUERY_THREADS = 1;
+    /** DJL's name of its ONNX Runtime engine. */
+    static final String ENGINE = "OnnxRuntime";
     /** Two texts of different lengths, so that embedding them together pads the short one. */
     private static final List<String> PROBE = List.of("",
             "a probe text long enough that the empty one is padded when both share a batch");
@@ -127,19 +131,23 @@ final class OnnxEmbedder implements Embedder {
         Predictor<List<TokenWindow>, float[][]> predictor = null;
         Model queryModel = null;
         Predictor<List<TokenWindow>, float[][]> queryPredictor = null;
+        startEngine();
         try {
             try {
                 // The tokenizer files set their own truncation and padding (MiniLM's pads
                 // everything to 128 tokens); windows and padding are done here instead.
                 tokenizer = HuggingFaceTokenizer.newInstance(tokenizerJson,
                         Map.of("addSpecialTokens", "true", "truncation", "false", "padding", "false"));
+            } catch (EngineException | LinkageError e) {
+                throw new EmbeddingException(NativePlatforms.tokenizerUnavailable(NativePlatforms.current(), what,
+                        rootMessage(e)), e);
             } catch (IOException | RuntimeException e) {
                 throw new EmbeddingException("cannot read the tokenizer of " + what + ": " + rootMessage(e), e);
             }
             try {
-                model = Model.newInstance(modelId, Device.cpu(), "OnnxRuntime");
+                model = Model.newInstance(modelId, Device.cpu(), ENGINE);
                 model.load(modelFile);
-                queryModel = Model.newInstance(modelId + "-query", Device.cpu(), "OnnxRuntime");
+                queryModel = Model.newInstance(modelId + "-query", Device.cpu(), ENGINE);
                 queryModel.load(modelFile, null, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
             } catch (Exception e) {
                 throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
@@ -171,6 +179,21 @@ final class OnnxEmbedder implements Embedder {
                 throw e;
             }
             throw new EmbeddingException("cannot start the model of " + what + ": " + rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Starts DJL's ONNX Runtime engine, which loads ONNX Runtime's native library. On a platform
+     * the ONNX Runtime jar has no library for, this is where it fails, with a {@link LinkageError}
+     * the first time and a {@link NoClassDefFoundError} after: both become an error saying which
+     * platforms are supported and how to bring another ONNX Runtime.
+     */
+    private static void startEngine() {
+        try {
+            Engine.getEngine(ENGINE);
+        } catch (LinkageError | RuntimeException e) {
+            throw new EmbeddingException(NativePlatforms.onnxRuntimeUnavailable(NativePlatforms.current(),
+                    NativePlatforms.onnxRuntimeVersion(), rootMessage(e)), e);
         }
     }
 
