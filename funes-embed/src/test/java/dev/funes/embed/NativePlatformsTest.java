@@ -39,6 +39,16 @@ class NativePlatformsTest {
     }
 
     @Test
+    void theTokenizerMessageNamesThePlatformTheModelAndTheSupportedPlatforms() {
+        assertThat(NativePlatforms.tokenizerUnavailable("Mac OS X x86_64", "bundled model all-minilm-l6-v2-q",
+                "No native rust library found"))
+                .startsWith("DJL's HuggingFace tokenizer library cannot start on Mac OS X x86_64")
+                .contains("bundled model all-minilm-l6-v2-q")
+                .contains("No native rust library found")
+                .endsWith(NativePlatforms.SUPPORTED);
+    }
+
+    @Test
     void theTestsRunOnThePinnedOnnxRuntime() {
         String pinned = System.getProperty("funes.onnxruntime.version");
         assumeTrue(pinned != null, "run through Maven, which passes the pinned version");
