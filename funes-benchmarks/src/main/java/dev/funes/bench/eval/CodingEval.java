@@ -329,10 +329,11 @@ final class CodingEval {
         for (int i = 0; i < Math.min(5, ranked.size()); i++) {
             SearchHit h = ranked.get(i);
             Memory shown = h.passage() != null ? h.passage() : h.memory();
+            String oneLine = shown.text().replaceAll("\\s+", " ");
             out.printf(Locale.ROOT, "\t#%d%s\t%s\t%s:%d-%d\t%s\t%s%n", i + 1, answers.test(h) ? "*" : "",
                     h.memory().kind().label(), shown.provenance().source().getFileName(), shown.provenance().lineStart(),
                     shown.provenance().lineEnd(), h.parts().explain(),
-                    shown.text().replaceAll("\\s+", " ").substring(0, Math.min(160, shown.text().replaceAll("\\s+", " ").length())));
+                    oneLine.substring(0, Math.min(160, oneLine.length())));
         }
     }
 
