@@ -315,7 +315,12 @@ final class AgentConfigs {
     }
 
     private static List<Statement> codexStatements(String text, Path file) {
-        List<Statement> statements = TomlText.parse(text, file);
+        List<Statement> statements;
+        try {
+            statements = TomlText.parse(text, file);
+        } catch (FunesException e) {
+            throw new FunesException(e.getMessage() + " (nothing was changed)", e);
+        }
         Statement header = codexHeader(statements, file);
         for (Statement s : statements) {
             List<String> p = s.path();

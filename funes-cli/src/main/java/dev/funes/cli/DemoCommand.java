@@ -74,7 +74,22 @@ final class DemoCommand implements Callable<Integer> {
             HitText.print(hits, out, 1);
         }
         out.println("The demo store is kept at " + storeDir + "; try:");
-        out.println("  ./funes search --store " + storeDir + " \"what did the user ask us to always do in CI?\"");
+        out.println("  " + launcherAsTyped() + " search --store " + storeDir + " \"what did the user ask us to always do in CI?\"");
         return 0;
+    }
+
+    /**
+     * How the user can run the launcher that started this JVM again: {@code ./funes} from the
+     * checkout's folder, its absolute path elsewhere ({@code bin/funes} of the distribution), or
+     * {@code funes} when no launcher says where it is.
+     */
+    static String launcherAsTyped() {
+        String property = System.getProperty("funes.launcher");
+        if (property == null || property.isBlank()) {
+            return "funes";
+        }
+        Path launcher = Path.of(property).toAbsolutePath().normalize();
+        Path here = Path.of("").toAbsolutePath().normalize();
+        return here.equals(launcher.getParent()) ? "./" + launcher.getFileName() : launcher.toString();
     }
 }

@@ -1,7 +1,6 @@
 package dev.funes.cli;
 
 import dev.funes.FunesException;
-import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
 import dev.funes.ingest.Indexer;
 import dev.funes.why.LinkReport;
@@ -23,7 +22,7 @@ final class IndexCommand implements Callable<Integer> {
     StoreOptions storeOptions;
 
     @Option(names = {"-i", "--index-path"}, paramLabel = "PATH",
-            description = "A log file or a folder to walk; repeatable. Default: every supported agent's default location.")
+            description = "A log file or a folder to walk; repeatable. Default: index-paths of the config, else every supported agent's default location.")
     List<Path> paths;
 
     @Option(names = "--repo", paramLabel = "DIR",
@@ -39,10 +38,11 @@ final class IndexCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<Path> roots = paths != null ? paths : AgentLogs.defaultRoots();
+        List<Path> roots = paths != null ? paths : FunesConfig.of(storeOptions.dir()).roots().value();
         if (roots.isEmpty()) {
             throw new FunesException("no agent logs in the default locations under " + System.getProperty("user.home")
-                    + " (.claude/projects, .codex/sessions, .gemini/tmp, Cline task folders); pass --index-path PATH");
+                    + " (.claude/projects, .codex/sessions, .gemini/tmp, Cline task folders); pass --index-path PATH, or set "
+                    + FunesConfig.INDEX_PATHS + " in " + FunesConfig.userFile());
         }
         PrintWriter err = spec.commandLine().getErr();
         IndexReport report;

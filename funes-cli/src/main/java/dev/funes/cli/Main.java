@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
             IndexCommand.class, WatchCommand.class, SearchCommand.class, WhyCommand.class, StatsCommand.class, DemoCommand.class,
             CheckCommand.class, McpCommand.class, ExportCommand.class, ImportCommand.class,
             SyncCommands.Push.class, SyncCommands.Pull.class, ForgetCommand.class, CompletionCommand.class,
-            SetupCommand.class, HookCommand.class,
+            SetupCommand.class, HookCommand.class, ConfigCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Callable<Integer> {

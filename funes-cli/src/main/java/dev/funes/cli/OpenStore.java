@@ -19,8 +19,8 @@ import java.util.Optional;
  *
  * @param embedder the embedder
  * @param store    the store
- * @param redactor the built-in rules plus the user's from {@code <store>/redaction-rules.txt}
- *                 when that file exists; the store redacts every memory with it, and indexers
+ * @param redactor the built-in rules plus the user's: the file the config names and
+ *                 {@code <store>/redaction-rules.txt}, when they exist; the store redacts every memory with it, and indexers
  *                 should too (so their reports count the same secrets)
  */
 record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implements AutoCloseable {
@@ -52,15 +52,20 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         return open(dir, model, false);
     }
 
-    /** {@link #open(Path, String)}; with {@code vectors}, the model starts loading at once, in parallel. */
+    /**
+     * {@link #open(Path, String)}; with {@code vectors}, the model starts loading at once, in
+     * parallel. Without {@code model}, a new store takes the config's model ({@link FunesConfig}).
+     */
     static OpenStore open(Path dir, String model, boolean vectors) {
         Optional<String> recorded = FunesStore.recordedModelId(dir);
         if (recorded.isPresent() && model != null && !recorded.get().equals(model)) {
             throw new FunesException("store " + dir + " was built with model " + recorded.get()
                     + ", not " + model + "; omit --model, or index into a new --store");
         }
-        String modelId = recorded.orElse(model != null ? model : BundledModel.DEFAULT.id());
-        Redactor redactor = redactor(dir);
+        FunesConfig config = FunesConfig.of(dir);
+        String modelId = recorded.orElseGet(() -> model != null ? model
+                : config.model().map(FunesConfig.Setting::value).orElse(BundledModel.DEFAULT.id()));
+        Redactor redactor = redactor(dir, config);
         Embedder embedder = embedder(modelId, vectors);
         try {
             return new OpenStore(embedder,
@@ -90,13 +95,31 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
     }
 
     /**
-     * The built-in redaction rules plus those of {@code dir/redaction-rules.txt}, if present.
+     * The built-in redaction rules plus those of the file the config names ({@code
+     * redaction-rules}) and of {@code dir/redaction-rules.txt}, if present.
      *
-     * @throws FunesException naming the file and line of a malformed rule
+     * @throws FunesException naming the file and line of a malformed rule, or the config line
+     *                        naming a rules file that does not exist
      */
     static Redactor redactor(Path dir) {
-        Path rules = dir.resolve(RedactionRule.FILE_NAME);
-        return Files.isRegularFile(rules) ? Redactor.builder().addRules(rules).build() : Redactor.standard();
+        return redactor(dir, FunesConfig.of(dir));
+    }
+
+    private static Redactor redactor(Path dir, FunesConfig config) {
+        Redactor.Builder builder = Redactor.builder();
+        Optional<FunesConfig.Setting<Path>> configured = config.redactionRules();
+        if (configured.isPresent()) {
+            Path file = configured.get().value();
+            if (!Files.isRegularFile(file)) {
+                throw new FunesException(configured.get().source() + ": redaction rules file " + file + " does not exist");
+            }
+            builder.addRules(file);
+        }
+        Path own = dir.resolve(RedactionRule.FILE_NAME);
+        if (Files.isRegularFile(own)) {
+            builder.addRules(own);
+        }
+        return builder.build();
     }
 
     @Override

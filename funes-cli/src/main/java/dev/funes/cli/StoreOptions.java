@@ -10,22 +10,32 @@ final class StoreOptions {
     static final String LOCAL_SQLITE = "local-sqlite";
 
     @Option(names = {"-s", "--store"}, paramLabel = "DIR",
-            description = "Store directory (default: $FUNES_HOME, else ~/.funes).")
+            description = "Store directory (default: $FUNES_HOME, else 'store' in ~/.config/funes/config.toml, else ~/.funes).")
     Path store;
 
     @Option(names = "--vector-db", paramLabel = "NAME", converter = OptionValues.VectorDb.class,
             description = "The store's backend; one exists: " + LOCAL_SQLITE + " (the default).")
     String vectorDb;
 
-    /** The store directory: the option, else {@code $FUNES_HOME}, else {@code ~/.funes}. */
+    /** The store directory: the option, else {@code $FUNES_HOME}, else the user's config, else {@code ~/.funes}. */
     Path dir() {
+        return dirSetting().value();
+    }
+
+    /**
+     * {@link #dir()} and where it came from.
+     *
+     * @throws dev.funes.FunesException naming the file and line when the user's config is malformed
+     */
+    FunesConfig.Setting<Path> dirSetting() {
         if (store != null) {
-            return store.toAbsolutePath().normalize();
+            return new FunesConfig.Setting<>(store.toAbsolutePath().normalize(), "--store");
         }
         String home = System.getenv("FUNES_HOME");
         if (home != null && !home.isBlank()) {
-            return Path.of(home).toAbsolutePath().normalize();
+            return new FunesConfig.Setting<>(Path.of(home).toAbsolutePath().normalize(), "$FUNES_HOME");
         }
-        return Path.of(System.getProperty("user.home"), ".funes");
+        return FunesConfig.userStore().orElseGet(() ->
+                new FunesConfig.Setting<>(Path.of(System.getProperty("user.home"), ".funes"), "default"));
     }
 }

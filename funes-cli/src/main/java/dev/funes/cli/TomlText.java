@@ -355,7 +355,7 @@ final class TomlText {
     }
 
     private FunesException error(String reason) {
-        return new FunesException(file + ":" + line + ": not valid TOML: " + reason + " (nothing was changed)");
+        return new FunesException(file + ":" + line + ": not valid TOML: " + reason);
     }
 
     /** A TOML basic string holding {@code s}. */

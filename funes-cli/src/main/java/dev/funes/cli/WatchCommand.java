@@ -1,7 +1,6 @@
 package dev.funes.cli;
 
 import dev.funes.FunesException;
-import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
 import dev.funes.ingest.Indexer;
 import dev.funes.why.LinkReport;
@@ -36,7 +35,7 @@ final class WatchCommand implements Callable<Integer> {
     StoreOptions storeOptions;
 
     @Option(names = {"-i", "--index-path"}, paramLabel = "PATH",
-            description = "A log file or a folder to watch; repeatable. Default: every supported agent's default location.")
+            description = "A log file or a folder to watch; repeatable. Default: index-paths of the config, else every supported agent's default location.")
     List<Path> paths;
 
     @Option(names = "--model", paramLabel = "ID", completionCandidates = OptionValues.ModelIds.class, description = "Embedding model of a new store (see 'funes index').")
@@ -50,9 +49,10 @@ final class WatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        List<Path> roots = paths != null ? paths : AgentLogs.defaultRoots();
+        List<Path> roots = paths != null ? paths : FunesConfig.of(storeOptions.dir()).roots().value();
         if (roots.isEmpty()) {
-            throw new FunesException("no agent logs in the default locations (~/.claude/projects); pass --index-path PATH");
+            throw new FunesException("no agent logs in the default locations (~/.claude/projects); pass --index-path PATH, or set "
+                    + FunesConfig.INDEX_PATHS + " in " + FunesConfig.userFile());
         }
         PrintWriter err = spec.commandLine().getErr();
         OpenStore open = OpenStore.open(storeOptions.dir(), model);

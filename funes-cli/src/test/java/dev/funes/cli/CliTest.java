@@ -164,7 +164,8 @@ class CliTest {
         assertThat(first).containsPattern("sample-session\\.jsonl:(8\\b|[1-8]-(8|9|1[0-9])\\b)");
         assertThat(first).contains("two-pass");
         List<String> sample = Files.readAllLines(store.resolve("logs/sample-session.jsonl"));
-        assertThat(sample.get(7)).contains("move away from the streaming parser");
+        assertThat(sample.get(7)).contains("move away from the streaming parser");        assertThat(demo.out()).as("no launcher named itself: the command as found on the PATH")
+                .contains("\n  funes search --store " + store.resolve("store") + " ");
     }
 
     @Test

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Commands that need no vector never load the model: run as real processes with the JVM's class
- * loading logged, {@code stats}, {@code check --quick}, {@code search --retrieval lexical},
+ * loading logged, {@code stats}, {@code config}, {@code check --quick}, {@code search --retrieval lexical},
  * {@code why SHA} of a linked commit and {@code index} of unchanged logs load no class of ONNX
  * Runtime or DJL, while a hybrid search (the control) does.
  */
@@ -85,6 +85,13 @@ class ModelLoadTest {
         Loaded why = run("why", "why", "--store", store.toString(), "4e1c9a7");
         assertThat(why.out()).contains("commit-output").contains("commit 4e1c9a7");
         assertThat(why.loadedTheModel()).as("why SHA loaded ONNX Runtime or DJL").isFalse();
+    }
+
+    @Test
+    void configDoesNotLoadTheModel() throws Exception {
+        Loaded config = run("config", "config", "--store", store.toString());
+        assertThat(config.out()).contains("the store records it");
+        assertThat(config.loadedTheModel()).as("config loaded ONNX Runtime or DJL").isFalse();
     }
 
     @Test
