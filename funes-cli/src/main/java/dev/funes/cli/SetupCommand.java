@@ -170,7 +170,7 @@ final class SetupCommand implements Callable<Integer> {
         List<String> mcpArgs = withStore(List.of("mcp"));
         switch (agent) {
             case "claude-code" -> {
-                Path config = home.resolve(".claude.json");
+                Path config = claudeJson(home);
                 String text = read(config);
                 Map<String, Object> entry = new LinkedHashMap<>();
                 entry.put("type", "stdio");
@@ -180,7 +180,7 @@ final class SetupCommand implements Callable<Integer> {
                 changes.add(new Change("claude-code: MCP server 'funes' at user scope", config, text,
                         undo ? emptyJsonGone(AgentConfigs.removeServer(text, config))
                                 : AgentConfigs.putServer(text, config, entry)));
-                Path settings = home.resolve(".claude/settings.json");
+                Path settings = claudeDir(home).resolve("settings.json");
                 String settingsText = read(settings);
                 String hook = shellWord(command) + " " + HOOK_ARGS + withStore(List.of()).stream()
                         .map(a -> " " + shellWord(a)).reduce("", String::concat);
@@ -244,6 +244,22 @@ final class SetupCommand implements Callable<Integer> {
         with.add("--store");
         with.add(dir.toString());
         return with;
+    }
+
+    /** Claude Code's config folder: {@code $CLAUDE_CONFIG_DIR}, else {@code ~/.claude}. */
+    static Path claudeDir(Path home) {
+        String dir = System.getenv("CLAUDE_CONFIG_DIR");
+        return dir != null && !dir.isBlank() ? Path.of(dir) : home.resolve(".claude");
+    }
+
+    /**
+     * Where Claude Code keeps user-scope MCP servers: {@code ~/.claude.json}, or
+     * {@code .claude.json} inside {@code $CLAUDE_CONFIG_DIR} when that is set (where
+     * {@code claude mcp add --scope user} writes then).
+     */
+    static Path claudeJson(Path home) {
+        String dir = System.getenv("CLAUDE_CONFIG_DIR");
+        return dir != null && !dir.isBlank() ? Path.of(dir).resolve(".claude.json") : home.resolve(".claude.json");
     }
 
     /** Codex's home: {@code $CODEX_HOME}, else {@code ~/.codex}. */

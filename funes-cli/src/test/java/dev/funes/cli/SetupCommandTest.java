@@ -205,6 +205,7 @@ class SetupCommandTest {
     void noOverridingEnvironment() {
         // These would point setup at the account's real files, or add --store to every entry.
         assumeTrue(System.getenv("CODEX_HOME") == null, "skipped: CODEX_HOME is set");
+        assumeTrue(System.getenv("CLAUDE_CONFIG_DIR") == null, "skipped: CLAUDE_CONFIG_DIR is set");
         assumeTrue(System.getenv("FUNES_HOME") == null, "skipped: FUNES_HOME is set");
     }
 
@@ -372,6 +373,23 @@ class SetupCommandTest {
                 .isEqualTo("[\"mcp\",\"--store\",\"" + store + "\"]");
         assertThat(HitJson.MAPPER.readTree(read(".claude/settings.json")).at("/hooks/SessionEnd/0/hooks/0/command").asText())
                 .isEqualTo("/opt/funes/bin/funes hook claude-code --store '" + store + "'");
+    }
+
+    @Test
+    void claudeConfigDirDecidesWhereClaudeCodesFilesAre() throws Exception {
+        Path claudeDir = Files.createDirectories(home.resolve("claude-work"));
+        Files.writeString(claudeDir.resolve(".claude.json"), CLAUDE_JSON);
+        List<String> command = new ArrayList<>(List.of("env", "-u", "FUNES_HOME", "HOME=" + home,
+                "CLAUDE_CONFIG_DIR=" + claudeDir));
+        command.addAll(FunesProcess.command(Main.class, "256m", "setup", "claude-code", "--launcher", LAUNCHER));
+        FunesProcess setup = FunesProcess.startCommand(command);
+        setup.closeStdin();
+        setup.waitFor(java.time.Duration.ofMinutes(2));
+        assertThat(setup.status()).as(setup.describe("setup claude-code with CLAUDE_CONFIG_DIR")).isZero();
+        assertThat(Files.readString(claudeDir.resolve(".claude.json"))).isEqualTo(CLAUDE_JSON_AFTER);
+        assertThat(Files.readString(claudeDir.resolve("settings.json"))).contains("/opt/funes/bin/funes hook claude-code");
+        assertThat(home.resolve(".claude.json")).as("the default place is left alone").doesNotExist();
+        assertThat(home.resolve(".claude")).doesNotExist();
     }
 
     @Test
