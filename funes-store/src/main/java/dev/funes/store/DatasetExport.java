@@ -30,8 +30,9 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Writes a store's memories to a folder laid out as a Hugging Face dataset repository: a dataset
- * card ({@code README.md}), gzip JSON Lines shards under {@code data/}, and a manifest per store
- * with every shard's SHA-256 (docs/DATASET.md).
+ * card ({@code README.md}) declaring its configs and columns, gzip JSON Lines shards under
+ * {@code data/} (the history), a manifest per store with every shard's SHA-256, and the live
+ * memories under {@code memories/} (docs/DATASET.md).
  *
  * <pre>{@code
  * ExportReport r = DatasetExport.export(store, Path.of("my-memory"), ExportOptions.defaults().withVectors(true));
@@ -179,8 +180,15 @@ public final class DatasetExport {
                         .writeValueAsBytes(DatasetFormat.manifestJson(new Manifest(origin, storeId[0], shards)));
                 writeAtomically(root.resolve(DatasetFormat.manifestPath(origin)), manifest);
             }
-            writeAtomically(root.resolve(DatasetFormat.CARD),
-                    DatasetFormat.utf8(DatasetCard.render(manifests, options.license())));
+            // The live view follows what the dataset holds now; read again only if this export changed it.
+            DatasetReader.Contents now = written.isEmpty() ? existing : DatasetReader.read(root, false, null);
+            boolean view = DatasetView.write(root, now);
+            Path card = root.resolve(DatasetFormat.CARD);
+            String before = Files.isRegularFile(card) ? Files.readString(card, java.nio.charset.StandardCharsets.UTF_8) : null;
+            String after = DatasetCard.render(before, manifests, options.license(), view);
+            if (!after.equals(before)) {
+                writeAtomically(card, DatasetFormat.utf8(after));
+            }
         } catch (IOException e) {
             throw new StoreException("cannot write the dataset " + root + ": " + e, e);
         }
@@ -246,7 +254,7 @@ public final class DatasetExport {
         }
         writeAtomically(file, bytes);
         return new Shard(path, type, origin, sequence, records.size(), bytes.length, Sha256.hex(bytes),
-                model, dimension);
+                model, dimension, DatasetFormat.SCHEMA);
     }
 
     /** Writes through a temporary file, so a reader never sees half a file. */

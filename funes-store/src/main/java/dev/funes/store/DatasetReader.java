@@ -70,6 +70,7 @@ final class DatasetReader {
         MemoryRecord latest;
         String latestHash;
         Path latestFile;
+        Shard latestShard;
         long latestLine;
         Path tieFile;
         long tieLine;
@@ -300,6 +301,10 @@ final class DatasetReader {
     }
 
     private static DatasetException mismatch(Path file, Shard shard, String found) {
+        if (LfsPointer.isPointer(file)) {
+            return new DatasetException(file, 0, "is a Git LFS pointer, not the shard: its content was never"
+                    + " downloaded (run 'funes pull' with this folder as --dataset, or 'git lfs pull' in it)", null);
+        }
         return new DatasetException(file, 0, "does not match its manifest (" + found + "; the manifest says "
                 + shard.bytes() + " bytes, sha256 " + shard.sha256() + "): the shard was changed or damaged after export",
                 null);
@@ -329,7 +334,7 @@ final class DatasetReader {
 
     private static JsonNode parse(Path file, long line, String text) {
         try {
-            return DatasetFormat.JSON.readTree(text);
+            return DatasetFormat.RECORDS.readTree(text);
         } catch (JsonProcessingException e) {
             throw new DatasetException(file, line, "not a JSON record: " + e.getOriginalMessage(), e);
         }
@@ -358,7 +363,7 @@ final class DatasetReader {
                 }
                 memoryRecords++;
                 notInTheFuture(file, line, "addedAt", r.addedAt());
-                memory(file, line, r);
+                memory(file, line, shard, r);
             } else {
                 Deletion d;
                 try {
@@ -385,7 +390,7 @@ final class DatasetReader {
             }
         }
 
-        private void memory(Path file, long line, MemoryRecord r) {
+        private void memory(Path file, long line, Shard shard, MemoryRecord r) {
             String id = r.memory().id();
             String hash = r.memory().contentHash();
             Entry e = entries.get(id);
@@ -406,6 +411,7 @@ final class DatasetReader {
             e.latest = r;
             e.latestHash = hash;
             e.latestFile = file;
+            e.latestShard = shard;
             e.latestLine = line;
         }
 

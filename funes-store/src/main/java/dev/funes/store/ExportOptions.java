@@ -6,8 +6,8 @@ import java.util.regex.Pattern;
 /**
  * How {@link DatasetExport} writes a dataset. Immutable; start from {@link #defaults()}.
  *
- * @param withVectors  whether memory records carry their embedding (base64 of float32
- *                     little-endian), so that an import with the same model embeds nothing
+ * @param withVectors  whether memory records carry their embedding (a list of float32), so
+ *                     that an import with the same model embeds nothing
  * @param shardRecords at most this many records per shard (a new shard is started after it),
  *                     between 1 and 1,000,000
  * @param license      the dataset card's {@code license} (a Hugging Face license id such as
@@ -16,7 +16,10 @@ import java.util.regex.Pattern;
  */
 public record ExportOptions(boolean withVectors, int shardRecords, String license) {
 
-    /** The default number of records per shard: about 4 MB with vectors (2 KB a memory measured), under the 10 MB above which the Hugging Face Hub wants Git LFS. */
+    /**
+     * The default number of records per shard: a few MB with vectors. The Hugging Face Hub takes
+     * binary files over 1 MB only through Git LFS, which {@code funes push} uses for every shard.
+     */
     public static final int DEFAULT_SHARD_RECORDS = 2_000;
 
     private static final Pattern LICENSE = Pattern.compile("[a-z0-9][a-z0-9.+-]{0,63}");
