@@ -39,8 +39,14 @@ final class GitSync implements AutoCloseable {
 
     static final String BRANCH = "main";
     private static final String REMOTE_REF = "refs/remotes/funes-sync/" + BRANCH;
-    /** Files an export writes again from the manifests; a merge conflict on them is resolved by the next export. */
-    private static final Set<String> GENERATED = Set.of("README.md");
+    /**
+     * Files an export writes again from the manifests (its part of the card, the live view); a
+     * merge conflict on them takes the remote's version and the export that follows writes
+     * Funes's part again, so what someone wrote in the card on the Hub's website is kept.
+     */
+    private static boolean generated(String path) {
+        return path.equals("README.md") || path.startsWith("memories/");
+    }
 
     private final Git git;
     private final CredentialsProvider credentials;
@@ -111,7 +117,7 @@ final class GitSync implements AutoCloseable {
                 case MERGED:
                     return true;
                 case CONFLICTING:
-                    resolveGenerated(result.getConflicts().keySet(), remote);
+                    resolveGenerated(result.getConflicts().keySet(), theirs, remote);
                     return true;
                 default:
                     throw new FunesException("cannot merge " + remote + " into " + dir() + ": " + result.getMergeStatus());
@@ -121,10 +127,11 @@ final class GitSync implements AutoCloseable {
         }
     }
 
-    /** Keeps our version of generated files in conflict; anything else in conflict is an error. */
-    private void resolveGenerated(Set<String> conflicts, String remote) throws GitAPIException, IOException {
+    /** Takes the remote's version of generated files in conflict; anything else in conflict is an error. */
+    private void resolveGenerated(Set<String> conflicts, ObjectId theirs, String remote)
+            throws GitAPIException, IOException {
         for (String path : conflicts) {
-            if (!GENERATED.contains(path)) {
+            if (!generated(path)) {
                 git.reset().setMode(ResetCommand.ResetType.HARD).setRef("HEAD").call();
                 throw new FunesException("merging " + remote + " conflicts on " + conflicts + " in " + dir()
                         + ": shards are named per store and never rewritten, so someone changed them by hand;"
@@ -133,9 +140,9 @@ final class GitSync implements AutoCloseable {
         }
         Repository repo = git.getRepository();
         try (RevWalk walk = new RevWalk(repo)) {
-            RevCommit head = walk.parseCommit(repo.resolve("HEAD"));
+            RevCommit remoteHead = walk.parseCommit(theirs);
             for (String path : conflicts) {
-                try (TreeWalk tw = TreeWalk.forPath(repo, path, head.getTree())) {
+                try (TreeWalk tw = TreeWalk.forPath(repo, path, remoteHead.getTree())) {
                     if (tw == null) {
                         Files.deleteIfExists(dir().resolve(path));
                         git.rm().addFilepattern(path).call();
@@ -147,7 +154,8 @@ final class GitSync implements AutoCloseable {
                 git.add().addFilepattern(path).call();
             }
         }
-        git.commit().setMessage("Merge memories from " + remote + " (card rewritten by the next export)").call();
+        git.commit().setMessage("Merge memories from " + remote + " (Funes's part of the card and the live view"
+                + " written again by the next export)").call();
     }
 
     /** Pushes the local {@value #BRANCH} to the remote's; fails if the remote moved meanwhile. */
