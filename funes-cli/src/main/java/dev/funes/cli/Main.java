@@ -2,6 +2,9 @@ package dev.funes.cli;
 
 import dev.funes.FunesException;
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,20 +21,43 @@ import picocli.CommandLine.Command;
         scope = CommandLine.ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "Local, owned memory for coding agents, built from their session logs.",
-        subcommands = {
-            IndexCommand.class, WatchCommand.class, SearchCommand.class, WhyCommand.class, StatsCommand.class, DemoCommand.class,
-            CheckCommand.class, McpCommand.class, ExportCommand.class, ImportCommand.class,
-            SyncCommands.Push.class, SyncCommands.Pull.class, ForgetCommand.class, CompletionCommand.class,
-            SetupCommand.class, HookCommand.class, ConfigCommand.class,
-            CommandLine.HelpCommand.class
-        })
+        description = "Local, owned memory for coding agents, built from their session logs.")
 public final class Main implements Callable<Integer> {
+
+    /**
+     * Every subcommand by its name, in the order {@code funes --help} lists them; a new command is
+     * one line here. Listed rather than put in {@code @Command(subcommands = ...)}: picocli then
+     * builds the model of every subcommand by reflection before it reads a word, for any command
+     * line; from this list only the command named is built (see {@link #commandLine(PrintWriter,
+     * PrintWriter, String[])}). The name must be the one the class's {@code @Command} gives.
+     */
+    static final List<Map.Entry<String, Class<?>>> SUBCOMMANDS = List.of(
+            Map.entry("index", IndexCommand.class),
+            Map.entry("watch", WatchCommand.class),
+            Map.entry("search", SearchCommand.class),
+            Map.entry("why", WhyCommand.class),
+            Map.entry("stats", StatsCommand.class),
+            Map.entry("demo", DemoCommand.class),
+            Map.entry("check", CheckCommand.class),
+            Map.entry("mcp", McpCommand.class),
+            Map.entry("export", ExportCommand.class),
+            Map.entry("import", ImportCommand.class),
+            Map.entry("push", SyncCommands.Push.class),
+            Map.entry("pull", SyncCommands.Pull.class),
+            Map.entry("forget", ForgetCommand.class),
+            Map.entry("completion", CompletionCommand.class),
+            Map.entry("setup", SetupCommand.class),
+            Map.entry("hook", HookCommand.class),
+            Map.entry("config", ConfigCommand.class),
+            Map.entry("help", CommandLine.HelpCommand.class));
+
+    /** Commands that read the whole command tree: they get every subcommand. */
+    private static final Set<String> NEED_EVERY_COMMAND = Set.of("help", "completion");
 
     /** Exit status when indexing finished but skipped some input. */
     static final int EXIT_PARTIAL = 3;
     /** Options that, first on the line, can only mean {@code funes index}. */
-    private static final java.util.Set<String> INDEX_FIRST_OPTIONS = java.util.Set.of("--index-path", "--vector-db");
+    private static final Set<String> INDEX_FIRST_OPTIONS = Set.of("--index-path", "--vector-db");
 
     /*
      * JVector logs through java.util.logging: at start-up it explains which vector provider and
@@ -84,15 +110,40 @@ public final class Main implements Callable<Integer> {
             System.arraycopy(args, 0, index, 1, args.length);
             args = index;
         }
-        int status = commandLine(out, err).execute(args);
+        int status = commandLine(out, err, args).execute(args);
         out.flush();
         err.flush();
         return status;
     }
 
-    /** The command line with its subcommands, writing to the given streams; not yet run. */
+    /** The command line with every subcommand, writing to the given streams; not yet run. */
     static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return commandLine(out, err, new String[0]);
+    }
+
+    /**
+     * The command line that runs {@code args}, writing to the given streams; not yet run. When the
+     * first argument names a subcommand, only that one is built: its parsing, help, errors and
+     * run are the same as in the whole tree, since a subcommand sees only itself and the options
+     * it inherits. Anything else ({@code --help}, {@code --version}, nothing, a mistyped name whose
+     * error suggests the names near it, {@code help} and {@code completion}) gets every one.
+     */
+    static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] args) {
         CommandLine cli = new CommandLine(new Main());
+        String first = args.length == 0 || NEED_EVERY_COMMAND.contains(args[0]) ? null : args[0];
+        boolean named = false;
+        for (Map.Entry<String, Class<?>> command : SUBCOMMANDS) {
+            if (command.getKey().equals(first)) {
+                cli.addSubcommand(command.getKey(), command.getValue());
+                named = true;
+            }
+        }
+        if (!named) {
+            for (Map.Entry<String, Class<?>> command : SUBCOMMANDS) {
+                cli.addSubcommand(command.getKey(), command.getValue());
+            }
+        }
+        // After the subcommands are added: picocli passes these on only to the subcommands it has.
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
