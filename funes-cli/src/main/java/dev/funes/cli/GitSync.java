@@ -2,17 +2,19 @@ package dev.funes.cli;
 
 import dev.funes.FunesException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.MergeResult;
 import org.eclipse.jgit.api.ResetCommand;
 import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
@@ -32,8 +34,13 @@ import org.eclipse.jgit.treewalk.TreeWalk;
  * histories never conflicts on data; only the generated card ({@code README.md}) may, and it is
  * written again from the merged manifests by the export that follows every merge.
  *
+ * <p>Shards and the live view are kept in Git LFS ({@link GitLfs}), as the Hugging Face Hub
+ * requires of binary files over 1 MB: a push uploads their objects before the commits
+ * ({@link LfsTransfer}), a fetch downloads those the merged commit needs before checking it out.
+ *
  * <p>Credentials come only from the environment ({@code FUNES_GIT_TOKEN}, with
- * {@code FUNES_GIT_USERNAME}); nothing is written to disk. Not thread-safe.
+ * {@code FUNES_GIT_USERNAME}), serve git and LFS alike, and are never written to disk nor put in
+ * a message: every message from here is {@linkplain #scrub scrubbed}. Not thread-safe.
  */
 final class GitSync implements AutoCloseable {
 
@@ -45,15 +52,20 @@ final class GitSync implements AutoCloseable {
      * Funes's part again, so what someone wrote in the card on the Hub's website is kept.
      */
     private static boolean generated(String path) {
-        return path.equals("README.md") || path.startsWith("memories/");
+        return path.equals("README.md") || path.startsWith("memories/") || path.equals(Constants.DOT_GIT_ATTRIBUTES);
     }
 
     private final Git git;
     private final CredentialsProvider credentials;
+    private final String user;
+    private final String token;
 
-    private GitSync(Git git, CredentialsProvider credentials) {
+    private GitSync(Git git, Map<String, String> env) {
         this.git = git;
-        this.credentials = credentials;
+        this.credentials = credentials(env);
+        this.token = credentials == null ? null : env.get("FUNES_GIT_TOKEN");
+        String u = env.getOrDefault("FUNES_GIT_USERNAME", "funes");
+        this.user = u == null || u.isEmpty() ? "funes" : u;
     }
 
     /** Opens the repository in {@code dir}, creating it (branch {@value #BRANCH}) if absent. */
@@ -63,9 +75,10 @@ final class GitSync implements AutoCloseable {
             Git git = Files.isDirectory(dir.resolve(".git"))
                     ? Git.open(dir.toFile())
                     : Git.init().setDirectory(dir.toFile()).setInitialBranch(BRANCH).call();
-            return new GitSync(git, credentials(env));
+            GitLfs.configure(git.getRepository());
+            return new GitSync(git, env);
         } catch (IOException | GitAPIException e) {
-            throw new FunesException("cannot open the git repository " + dir + ": " + e.getMessage(), e);
+            throw new FunesException("cannot open the git repository " + dir + ": " + scrub(e.getMessage(), null), e);
         }
     }
 
@@ -90,7 +103,7 @@ final class GitSync implements AutoCloseable {
             git.commit().setMessage(message).setAllowEmpty(false).call();
             return true;
         } catch (GitAPIException | IOException e) {
-            throw new FunesException("cannot commit in " + dir() + ": " + e.getMessage(), e);
+            throw fail("cannot commit in " + dir() + ": " + e.getMessage(), e);
         }
     }
 
@@ -109,6 +122,12 @@ final class GitSync implements AutoCloseable {
             git.fetch().setRemote(remote).setCredentialsProvider(credentials)
                     .setRefSpecs(new RefSpec("+refs/heads/" + BRANCH + ":" + REMOTE_REF)).call();
             ObjectId theirs = git.getRepository().resolve(REMOTE_REF);
+            // The merge checks out their shards through the smudge filter, which reads only local objects.
+            List<GitLfs.Pointer> missing = GitLfs.missing(git.getRepository(),
+                    GitLfs.pointersInTree(git.getRepository(), theirs));
+            if (!missing.isEmpty()) {
+                LfsTransfer.forRemote(remote, user, token).download(git.getRepository(), missing);
+            }
             MergeResult result = git.merge().include(theirs).setMessage("Merge memories from " + remote).call();
             switch (result.getMergeStatus()) {
                 case ALREADY_UP_TO_DATE:
@@ -120,10 +139,12 @@ final class GitSync implements AutoCloseable {
                     resolveGenerated(result.getConflicts().keySet(), theirs, remote);
                     return true;
                 default:
-                    throw new FunesException("cannot merge " + remote + " into " + dir() + ": " + result.getMergeStatus());
+                    throw fail("cannot merge " + remote + " into " + dir() + ": " + result.getMergeStatus(), null);
             }
         } catch (GitAPIException | IOException e) {
-            throw new FunesException("cannot fetch from " + remote + ": " + e.getMessage(), e);
+            throw fail("cannot fetch from " + remote + ": " + e.getMessage(), e);
+        } catch (FunesException e) {
+            throw fail(e.getMessage(), e.getCause());
         }
     }
 
@@ -133,9 +154,9 @@ final class GitSync implements AutoCloseable {
         for (String path : conflicts) {
             if (!generated(path)) {
                 git.reset().setMode(ResetCommand.ResetType.HARD).setRef("HEAD").call();
-                throw new FunesException("merging " + remote + " conflicts on " + conflicts + " in " + dir()
+                throw fail("merging " + remote + " conflicts on " + conflicts + " in " + dir()
                         + ": shards are named per store and never rewritten, so someone changed them by hand;"
-                        + " nothing was merged");
+                        + " nothing was merged", null);
             }
         }
         Repository repo = git.getRepository();
@@ -148,8 +169,15 @@ final class GitSync implements AutoCloseable {
                         git.rm().addFilepattern(path).call();
                         continue;
                     }
-                    ObjectLoader blob = repo.open(tw.getObjectId(0));
-                    Files.write(dir().resolve(path), blob.getBytes());
+                    byte[] blob = repo.open(tw.getObjectId(0)).getBytes();
+                    Path file = dir().resolve(path);
+                    if (path.equals(Constants.DOT_GIT_ATTRIBUTES)) {
+                        // Theirs (the Hub's list) with our lines added.
+                        Files.writeString(file, GitLfs.withOurLines(new String(blob, StandardCharsets.UTF_8)),
+                                StandardCharsets.UTF_8);
+                    } else {
+                        Files.write(file, GitLfs.smudged(repo, blob));
+                    }
                 }
                 git.add().addFilepattern(path).call();
             }
@@ -158,24 +186,66 @@ final class GitSync implements AutoCloseable {
                 + " written again by the next export)").call();
     }
 
-    /** Pushes the local {@value #BRANCH} to the remote's; fails if the remote moved meanwhile. */
+    /**
+     * Uploads the LFS objects of the commits the remote lacks, then pushes the local
+     * {@value #BRANCH} to the remote's; fails if the remote moved meanwhile.
+     */
     void push(String remote) {
         try {
+            Repository repo = git.getRepository();
+            Set<GitLfs.Pointer> pointers = GitLfs.pointers(repo, repo.resolve("HEAD"), repo.resolve(REMOTE_REF));
+            if (!pointers.isEmpty()) {
+                LfsTransfer.forRemote(remote, user, token).upload(repo, List.copyOf(pointers));
+            }
             Iterable<PushResult> results = git.push().setRemote(remote).setCredentialsProvider(credentials)
                     .setRefSpecs(new RefSpec("refs/heads/" + BRANCH + ":refs/heads/" + BRANCH)).call();
             for (PushResult result : results) {
                 for (RemoteRefUpdate update : result.getRemoteUpdates()) {
                     RemoteRefUpdate.Status status = update.getStatus();
                     if (status != RemoteRefUpdate.Status.OK && status != RemoteRefUpdate.Status.UP_TO_DATE) {
-                        throw new FunesException("the remote " + remote + " refused the push (" + status
+                        throw fail("the remote " + remote + " refused the push (" + status
                                 + (update.getMessage() == null ? "" : ": " + update.getMessage())
-                                + "); if another machine pushed meanwhile, run push again");
+                                + "); if another machine pushed meanwhile, run push again", null);
                     }
                 }
             }
-        } catch (GitAPIException e) {
-            throw new FunesException("cannot push to " + remote + ": " + e.getMessage(), e);
+        } catch (GitAPIException | IOException e) {
+            throw fail("cannot push to " + remote + ": " + e.getMessage(), e);
+        } catch (FunesException e) {
+            throw fail(e.getMessage(), e.getCause());
         }
+    }
+
+    /**
+     * A failure whose message carries neither the token nor a URL's user info; the cause is kept
+     * only if nothing in its chain carries them either.
+     */
+    private FunesException fail(String message, Throwable cause) {
+        String clean = scrub(message, token);
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (!m.equals(scrub(m, token))) {
+                return new FunesException(clean);
+            }
+        }
+        return new FunesException(clean, cause);
+    }
+
+    /** {@code text} with the token replaced and user info (user:password@) removed from URLs. */
+    static String scrub(String text, String token) {
+        if (text == null) {
+            return null;
+        }
+        String out = withoutUserInfo(text);
+        if (token != null && !token.isEmpty()) {
+            out = out.replace(token, "***");
+        }
+        return out;
+    }
+
+    /** URLs in {@code text} without their user info. */
+    static String withoutUserInfo(String text) {
+        return text.replaceAll("(?i)\\b([a-z][a-z0-9+.-]*://)[^/@\\s]+@", "$1");
     }
 
     private Path dir() {

@@ -6,6 +6,7 @@ import dev.funes.store.ExportOptions;
 import dev.funes.store.ExportReport;
 import dev.funes.store.ImportReport;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +22,18 @@ import picocli.CommandLine.Parameters;
  */
 final class SyncCommands {
 
+    /**
+     * The environment the credentials are read from: the process's, unless a test set another
+     * (a JVM cannot change its own environment, and tokens must not go through arguments).
+     */
+    static volatile Map<String, String> testEnvironment;
+
     private SyncCommands() {
+    }
+
+    static Map<String, String> environment() {
+        Map<String, String> env = testEnvironment;
+        return env != null ? env : System.getenv();
     }
 
     /** Options both commands take. */
@@ -72,7 +84,7 @@ final class SyncCommands {
         @Override
         public Integer call() {
             try (OpenStore open = OpenStore.existing(options.storeOptions.dir());
-                 GitSync git = GitSync.open(options.datasetDir(), System.getenv())) {
+                 GitSync git = GitSync.open(options.datasetDir(), environment())) {
                 if (exchange(open, git, options, spec)) {
                     refreshCard(open, git, options);
                 }
@@ -100,7 +112,7 @@ final class SyncCommands {
         public Integer call() {
             ImportReport report;
             try (OpenStore open = OpenStore.open(options.storeOptions.dir(), model);
-                 GitSync git = GitSync.open(options.datasetDir(), System.getenv())) {
+                 GitSync git = GitSync.open(options.datasetDir(), environment())) {
                 boolean merged = exchange(open, git, options, spec);
                 report = DatasetImport.importInto(open.store(), options.datasetDir());
                 if (merged) {
