@@ -64,8 +64,7 @@ final class GitSync implements AutoCloseable {
         this.git = git;
         this.credentials = credentials(env);
         this.token = credentials == null ? null : env.get("FUNES_GIT_TOKEN");
-        String u = env.getOrDefault("FUNES_GIT_USERNAME", "funes");
-        this.user = u == null || u.isEmpty() ? "funes" : u;
+        this.user = user(env);
     }
 
     /** Opens the repository in {@code dir}, creating it (branch {@value #BRANCH}) if absent. */
@@ -80,6 +79,53 @@ final class GitSync implements AutoCloseable {
         } catch (IOException | GitAPIException e) {
             throw new FunesException("cannot open the git repository " + dir + ": " + scrub(e.getMessage(), null), e);
         }
+    }
+
+    /**
+     * For a dataset folder that is a git clone made without Git LFS (its shards are pointers):
+     * downloads the objects of the pointers under {@code data/} from its {@code origin} remote into
+     * its {@code .git/lfs/objects}, where {@code funes import} reads them, as {@code git lfs fetch}
+     * would. Nothing happens for a folder that is not a clone or holds no pointer.
+     *
+     * @return how many objects were downloaded
+     */
+    static int fetchLfsObjects(Path dir, Map<String, String> env) {
+        Path dotGit = dir.resolve(Constants.DOT_GIT);
+        Path data = dir.resolve("data");
+        if (!Files.isDirectory(dotGit) || !Files.isDirectory(data)) {
+            return 0;
+        }
+        String token = credentials(env) == null ? null : env.get("FUNES_GIT_TOKEN");
+        try (Repository repo = new org.eclipse.jgit.storage.file.FileRepositoryBuilder().setGitDir(dotGit.toFile())
+                .setWorkTree(dir.toFile()).build()) {
+            String origin = repo.getConfig().getString("remote", "origin", "url");
+            if (origin == null) {
+                return 0;
+            }
+            Set<GitLfs.Pointer> pointers = new java.util.LinkedHashSet<>();
+            try (java.util.stream.Stream<Path> files = Files.list(data)) {
+                for (Path f : files.toList()) {
+                    if (Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Files.size(f) <= GitLfs.MAX_POINTER) {
+                        GitLfs.Pointer p = GitLfs.Pointer.parse(Files.readAllBytes(f));
+                        if (p != null) {
+                            pointers.add(p);
+                        }
+                    }
+                }
+            }
+            List<GitLfs.Pointer> missing = GitLfs.missing(repo, pointers);
+            if (!missing.isEmpty()) {
+                LfsTransfer.forRemote(origin, user(env), token).download(repo, missing);
+            }
+            return missing.size();
+        } catch (IOException | FunesException e) {
+            throw new FunesException(scrub("cannot fetch the LFS objects of " + dir + ": " + e.getMessage(), token));
+        }
+    }
+
+    private static String user(Map<String, String> env) {
+        String u = env.get("FUNES_GIT_USERNAME");
+        return u == null || u.isEmpty() ? "funes" : u;
     }
 
     /** A username and token from the environment, or none (public or local remotes). */

@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code funes import DIR}: merges a dataset folder into the store. */
 @Command(name = "import", description = "Merge a dataset folder written by 'funes export' into the store"
-        + " (verified first; all or nothing; importing twice adds nothing).")
+        + " (verified first; all or nothing; importing twice adds nothing). In a git clone whose shards are"
+        + " Git LFS pointers, their content is fetched from its origin first.")
 final class ImportCommand implements Callable<Integer> {
 
     @Mixin
@@ -30,6 +31,12 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // A git clone made without Git LFS holds pointers: their objects first, from its origin.
+        int fetched = GitSync.fetchLfsObjects(dataset, SyncCommands.environment());
+        if (fetched > 0) {
+            spec.commandLine().getErr().println("funes: downloaded " + fetched + " Git LFS objects into "
+                    + dataset.resolve(".git/lfs/objects"));
+        }
         // Verified before the store is opened: a refused dataset leaves no store created or touched.
         DatasetImport.Verified verified = DatasetImport.verify(dataset);
         ImportReport report;

@@ -24,6 +24,7 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -191,6 +192,16 @@ class HubSyncTest {
             CliTest.Result bPull = ok("pull", remote, "--store", b.toString());
             assertThat(bPull.out()).contains("1 memories added", "1 deleted");
             assertThat(answers(b)).isEqualTo(answers(a));
+
+            // A clone made by git without LFS, over HTTP: import fetches the objects from its origin.
+            Path httpClone = tmp.resolve("http-clone");
+            Git.cloneRepository().setURI(remote).setDirectory(httpClone.toFile())
+                    .setCredentialsProvider(new UsernamePasswordCredentialsProvider(USER, TOKEN)).call().close();
+            Path c = tmp.resolve("c");
+            CliTest.Result imported = ok("import", httpClone.toString(), "--store", c.toString());
+            assertThat(imported.err()).contains("Git LFS objects into");
+            assertThat(imported.out()).contains("6 memories added");
+            assertThat(answers(c)).isEqualTo(answers(a));
         }
     }
 

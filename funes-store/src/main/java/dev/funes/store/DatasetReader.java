@@ -163,12 +163,17 @@ final class DatasetReader {
         for (Shard shard : listed.values()) {
             Path file = dir.resolve(shard.path());
             requireRegularInside(file, realRoot);
-            verifyChecksum(file, shard);
+            // A Git LFS pointer whose object is in the folder's .git is read through it.
+            Path content = LfsPointer.content(dir, file);
+            if (content != file) {
+                requireRegularInside(content, realRoot);
+            }
+            verifyChecksum(file, content, shard);
             if (!DatasetFormat.KNOWN_TYPES.contains(shard.type())) {
                 skipped.add(shard.path());
                 continue;
             }
-            readRecords(file, shard, records);
+            readRecords(file, content, shard, records);
         }
         if (notAfter != null) {
             records.checkOneTextPerId();
@@ -273,17 +278,17 @@ final class DatasetReader {
     }
 
     /** Streams the shard through SHA-256: its size and checksum must be its manifest's. */
-    private static void verifyChecksum(Path file, Shard shard) {
+    private static void verifyChecksum(Path file, Path content, Shard shard) {
         long size;
         String sha;
         try {
-            size = Files.size(file);
+            size = Files.size(content);
             if (size != shard.bytes()) {
                 throw mismatch(file, shard, size + " bytes");
             }
             MessageDigest digest = Sha256.digest();
             byte[] buffer = new byte[1 << 16];
-            try (InputStream in = Files.newInputStream(file)) {
+            try (InputStream in = Files.newInputStream(content)) {
                 long read = 0;
                 // Stops soon after the manifest's size, should the file grow while it is read.
                 for (int n; read <= shard.bytes() && (n = in.read(buffer)) > 0; read += n) {
@@ -311,8 +316,8 @@ final class DatasetReader {
     }
 
     /** Decompresses the shard line by line into {@code records}: exactly as many lines as its manifest lists. */
-    private static void readRecords(Path file, Shard shard, Records records) {
-        try (InputStream raw = Files.newInputStream(file);
+    private static void readRecords(Path file, Path content, Shard shard, Records records) {
+        try (InputStream raw = Files.newInputStream(content);
              ShardLines lines = new ShardLines(new GZIPInputStream(raw, 1 << 16), file)) {
             for (long line = 1; line <= shard.records(); line++) {
                 String text = lines.next();
