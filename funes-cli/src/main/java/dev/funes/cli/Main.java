@@ -49,6 +49,7 @@ public final class Main implements Callable<Integer> {
             Map.entry("setup", SetupCommand.class),
             Map.entry("hook", HookCommand.class),
             Map.entry("config", ConfigCommand.class),
+            Map.entry("ui", UiCommand.class),
             Map.entry("help", CommandLine.HelpCommand.class));
 
     /** Commands that read the whole command tree: they get every subcommand. */
