@@ -11,7 +11,7 @@ final class Layout {
         Html h = new Html();
         h.raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
          .raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-         .raw("<meta name=\"referrer\" content=\"no-referrer\">")
+         .raw("<meta name=\"referrer\" content=\"same-origin\">")
          .raw("<title>").text(title).raw(" · Funes</title>")
          .raw("<link rel=\"stylesheet\" href=\"/assets/funes.css\">")
          .raw("<link rel=\"icon\" href=\"/assets/funes.svg\" type=\"image/svg+xml\">")

@@ -64,7 +64,7 @@ final class OverviewPage {
     }
 
     private static void stat(Html h, String name, String value) {
-        h.el("dt", null, name).el("dd", null, value);
+        h.raw("<div>").el("dt", null, name).el("dd", null, value).raw("</div>");
     }
 
     /** Memories (passages not counted) per time bucket and agent. */

@@ -147,7 +147,7 @@ final class Plots {
         }
         List<String> agents = new ArrayList<>(agentSet);
         timed.sort((a, b) -> a.firstAt().compareTo(b.firstAt()));
-        int rowHeight = 12;
+        int rowHeight = 16;
         int left = 10;
         int top = 24;
         int height = top + Math.max(1, timed.size()) * rowHeight + 10;
@@ -174,7 +174,11 @@ final class Plots {
                  .raw("\" width=\"").raw(f(w)).raw("\" height=\"").num(rowHeight - 3).raw("\"><title>")
                  .text(s.agent() + " " + s.session() + (s.project() == null ? "" : " in " + s.project()) + ": "
                          + s.memories() + " memories, " + Pages.when(s.firstAt()) + " to " + Pages.when(s.lastAt()))
-                 .raw("</title></rect></a>");
+                 .raw("</title></rect>");
+                // The session's name beside its bar, on the side with room.
+                boolean right = x + w < WIDTH / 2.0;
+                h.raw("<text class=\"tick\" x=\"").raw(f(right ? x + w + 4 : x - 4)).raw("\" y=\"").num(top + i * rowHeight + 10L)
+                 .raw(right ? "\">" : "\" text-anchor=\"end\">").text(Memories.shortId(s.session())).raw("</text></a>");
             }
         }
         legend(h, agents, height + 10);
