@@ -99,12 +99,20 @@ public final class UiServer implements AutoCloseable {
      *
      * @param store   an open store (opened by {@code FunesStore}); the server does not close it
      * @param options the port and what is allowed
-     * @throws IOException if the port cannot be bound (for example it is taken)
+     * @throws IOException if the port cannot be bound ({@link java.net.BindException} when it is taken)
      */
     public static UiServer start(MemoryStore store, Options options) throws IOException {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(options, "options");
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port()), 64);
+        // 127.0.0.1 itself, not getLoopbackAddress(), which may be ::1: the printed link and the Host check name 127.0.0.1.
+        InetAddress loopback = InetAddress.getByAddress("127.0.0.1", new byte[] {127, 0, 0, 1});
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(loopback, options.port()), 64);
+        } catch (java.net.BindException e) {
+            throw new java.net.BindException("port " + options.port() + " of 127.0.0.1 is taken (" + e.getMessage()
+                    + "); pick another with --port, or omit it for a free one");
+        }
         AtomicInteger threads = new AtomicInteger();
         ExecutorService executor = Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "funes-ui-" + threads.incrementAndGet());
