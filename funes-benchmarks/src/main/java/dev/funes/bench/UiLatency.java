@@ -1,5 +1,11 @@
 package dev.funes.bench;
 
+import dev.funes.Embedder;
+import dev.funes.MemoryStore;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.store.FunesStore;
+import dev.funes.ui.UiServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,7 +31,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * UiLatency [--runs N] [--searches M] [--retrieval hybrid|lexical] --store DIR LAUNCHER
+ * UiLatency [--runs N] [--searches M] [--retrieval hybrid|lexical] --store DIR --in-process
  * </pre>
+ *
+ * <p>{@code --in-process} times the server alone: the store is opened once in this JVM (its
+ * model loaded), then each run starts a {@link UiServer} on it and times {@code start} to the
+ * first page; no process start, no CLI, no store opening in the figure.
  *
  * <p>Each of the {@code N} runs starts a new process and times its first page; the last run then
  * answers {@code M} searches (the queries below, in turn), after one untimed search that waits for
@@ -48,14 +59,20 @@ public final class UiLatency {
         String retrieval = "hybrid";
         Path store = null;
         Path launcher = null;
+        boolean inProcess = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--searches" -> searches = Integer.parseInt(args[++i]);
                 case "--retrieval" -> retrieval = args[++i];
                 case "--store" -> store = Path.of(args[++i]);
+                case "--in-process" -> inProcess = true;
                 default -> launcher = Path.of(args[i]);
             }
+        }
+        if (store != null && inProcess) {
+            inProcess(store, runs, searches, retrieval);
+            return;
         }
         if (store == null || launcher == null) {
             throw new IllegalArgumentException("usage: UiLatency [--runs N] [--searches M] [--retrieval MODE] --store DIR LAUNCHER");
@@ -118,6 +135,51 @@ public final class UiLatency {
                     round.get((round.size() - 1) / 2) / 1e6, round.get((int) Math.ceil(round.size() * 0.95) - 1) / 1e6,
                     round.get(round.size() - 1) / 1e6, round.size());
         }
+    }
+
+    private static void inProcess(Path dir, int runs, int searches, String retrieval) throws Exception {
+        HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+        List<Long> toPage = new ArrayList<>();
+        List<Long> round = new ArrayList<>();
+        try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT); MemoryStore store = FunesStore.open(dir, embedder)) {
+            embedder.embedQuery("load the model before timing");
+            for (int run = 1; run <= runs; run++) {
+                long t0 = System.nanoTime();
+                try (UiServer ui = UiServer.start(store, UiServer.Options.defaults())) {
+                    String link = ui.link().toString();
+                    HttpResponse<Void> redirect = http.send(HttpRequest.newBuilder(URI.create(link)).build(),
+                            HttpResponse.BodyHandlers.discarding());
+                    String cookie = redirect.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
+                    String base = link.substring(0, link.indexOf("/?token="));
+                    HttpResponse<String> first = get(http, base + "/", cookie);
+                    long paged = System.nanoTime();
+                    if (first.statusCode() != 200) {
+                        throw new IllegalStateException("first page: " + first.statusCode());
+                    }
+                    toPage.add(paged - t0);
+                    System.out.printf(Locale.ROOT, "run %d: server start to first page %.1f ms%n", run, (paged - t0) / 1e6);
+                    if (run == runs) {
+                        for (int i = 0; i < searches; i++) {
+                            String q = QUERIES.get(i % QUERIES.size());
+                            long s0 = System.nanoTime();
+                            HttpResponse<String> r = get(http, base + "/search?retrieval=" + retrieval + "&q="
+                                    + URLEncoder.encode(q, StandardCharsets.UTF_8), cookie);
+                            round.add(System.nanoTime() - s0);
+                            if (r.statusCode() != 200) {
+                                throw new IllegalStateException("search " + q + ": " + r.statusCode());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Collections.sort(toPage);
+        Collections.sort(round);
+        System.out.printf(Locale.ROOT, "in process: server start to first page p50 %.1f ms (min %.1f, max %.1f) over %d runs%n",
+                toPage.get((toPage.size() - 1) / 2) / 1e6, toPage.get(0) / 1e6, toPage.get(toPage.size() - 1) / 1e6, runs);
+        System.out.printf(Locale.ROOT, "in process: %s search round trip p50 %.1f ms, p95 %.1f ms, max %.1f ms over %d searches%n",
+                retrieval, round.get((round.size() - 1) / 2) / 1e6, round.get((int) Math.ceil(round.size() * 0.95) - 1) / 1e6,
+                round.get(round.size() - 1) / 1e6, round.size());
     }
 
     private static HttpResponse<String> get(HttpClient http, String uri, String cookie) throws IOException, InterruptedException {

@@ -15,11 +15,14 @@ final class Pages {
     private final MemoryStore store;
     private final UiServer.Options options;
     private final Why why;
+    private final FilterChoices choices;
 
     Pages(MemoryStore store, UiServer.Options options) {
         this.store = store;
         this.options = options;
         this.why = Why.over(store);
+        this.choices = new FilterChoices(store);
+        choices.refresh(); // read while the first page is being asked for
     }
 
     Reply answer(String method, String path, Query q) {
@@ -29,7 +32,7 @@ final class Pages {
         }
         try {
             return switch (path) {
-                case "/", "/search" -> page("Search", "/", new SearchPage(store, options.allowForget()).render(q));
+                case "/", "/search" -> page("Search", "/", new SearchPage(store, choices, options.allowForget()).render(q));
                 case "/context" -> page("Log context", "/", new ContextPage(store).render(q));
                 case "/sessions" -> page("Sessions", "/sessions", new SessionsPage(store).renderAll());
                 case "/session" -> page("Session", "/sessions", new SessionsPage(store).renderOne(q, options.allowForget()));

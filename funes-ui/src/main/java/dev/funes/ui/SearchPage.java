@@ -7,7 +7,6 @@ import dev.funes.Retrieval;
 import dev.funes.ScoreParts;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
-import dev.funes.SessionInfo;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -28,10 +27,12 @@ final class SearchPage {
     private static final int SHOWN = 1500;
 
     private final MemoryStore store;
+    private final FilterChoices choices;
     private final boolean allowForget;
 
-    SearchPage(MemoryStore store, boolean allowForget) {
+    SearchPage(MemoryStore store, FilterChoices choices, boolean allowForget) {
         this.store = store;
+        this.choices = choices;
         this.allowForget = allowForget;
     }
 
@@ -62,19 +63,12 @@ final class SearchPage {
     }
 
     private void form(Html h, Query q) {
-        TreeSet<String> agents = new TreeSet<>();
-        TreeSet<String> projects = new TreeSet<>();
-        for (SessionInfo s : store.recentSessions(1000)) {
-            agents.add(s.agent());
-            if (s.project() != null) {
-                projects.add(s.project());
-            }
-        }
+        FilterChoices.Choices suggested = choices.get();
         h.raw("<form class=\"search\" method=\"get\" action=\"/search\">")
          .raw("<div class=\"query\"><input type=\"search\" name=\"q\" id=\"q\" autofocus placeholder=\"why did CI check the wrong branch\" value=\"")
          .text(q.get("q", "")).raw("\"><button type=\"submit\" id=\"go\">Search</button></div><div class=\"filters\">");
-        select(h, "project", "project", projects, q.get("project"));
-        select(h, "agent", "agent", agents, q.get("agent"));
+        suggest(h, "project", new TreeSet<>(suggested.projects()), q.get("project"));
+        suggest(h, "agent", new TreeSet<>(suggested.agents()), q.get("agent"));
         List<String> kinds = new ArrayList<>();
         for (MemoryKind k : MemoryKind.values()) {
             if (k != MemoryKind.PASSAGE) {
@@ -97,6 +91,17 @@ final class SearchPage {
             h.raw("<option value=\"").text(v).raw(v.equals(chosen) ? "\" selected>" : "\">").text(v).raw("</option>");
         }
         h.raw("</select></label>");
+    }
+
+    /** A text field with suggestions: any value can be typed, the latest sessions' values are offered. */
+    private static void suggest(Html h, String name, Iterable<String> values, String value) {
+        h.raw("<label>").text(name).raw(" <input type=\"text\" name=\"").raw(name).raw("\" list=\"").raw(name)
+         .raw("-choices\" placeholder=\"any\" value=\"").text(value == null ? "" : value).raw("\"></label><datalist id=\"")
+         .raw(name).raw("-choices\">");
+        for (String v : values) {
+            h.raw("<option value=\"").text(v).raw("\"></option>");
+        }
+        h.raw("</datalist>");
     }
 
     private static void input(Html h, String name, String label, String type, String value) {
