@@ -139,6 +139,19 @@ class UiSecurityTest {
     }
 
     @Test
+    void theSearchFormSuggestsTheAgentsAndProjectsOfTheStore() throws Exception {
+        // Read in the background when the server starts: wait for that state, never for a time.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String body = get("/").body();
+        while (!body.contains("<option value=\"/home/dev/zebra\">") && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            body = get("/").body();
+        }
+        assertThat(body).contains("<datalist id=\"project-choices\">").contains("<option value=\"/home/dev/zebra\">")
+                .contains("<datalist id=\"agent-choices\"><option value=\"claude-code\">");
+    }
+
+    @Test
     void theLinkOpensOnceForOneCookieThatIsHttpOnlyAndSameSiteStrict() throws Exception {
         URI link = server.newLink();
         HttpResponse<String> first = get(link, null);
