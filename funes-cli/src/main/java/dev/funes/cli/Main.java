@@ -50,6 +50,7 @@ public final class Main implements Callable<Integer> {
             Map.entry("hook", HookCommand.class),
             Map.entry("config", ConfigCommand.class),
             Map.entry("ui", UiCommand.class),
+            Map.entry("serve", ServeCommand.class),
             Map.entry("help", CommandLine.HelpCommand.class));
 
     /** Commands that read the whole command tree: they get every subcommand. */
@@ -60,26 +61,22 @@ public final class Main implements Callable<Integer> {
     /** Options that, first on the line, can only mean {@code funes index}. */
     private static final Set<String> INDEX_FIRST_OPTIONS = Set.of("--index-path", "--vector-db");
 
-    /*
-     * JVector logs through java.util.logging: at start-up it explains which vector provider and
-     * thread count it chose. The launcher already picks the JVM flags, so only its errors reach
-     * the user. Held in a field: java.util.logging keeps loggers only weakly.
-     */
-    private static final java.util.logging.Logger JVECTOR_LOG = java.util.logging.Logger.getLogger("io.github.jbellis");
-
-    static {
-        JVECTOR_LOG.setLevel(java.util.logging.Level.SEVERE);
-    }
-
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
     private Main() {
     }
 
-    /** Runs the command line and exits the JVM with its status. */
+    /**
+     * Runs the command line and exits the JVM with its status; a resident {@code funes serve} of
+     * the store runs it when one is there for a command it serves ({@link ServeClient}).
+     */
     public static void main(String[] args) {
         useHomeOfTheEnvironment();
+        java.util.OptionalInt served = ServeClient.ask(args);
+        if (served.isPresent()) {
+            System.exit(served.getAsInt());
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
@@ -103,6 +100,7 @@ public final class Main implements Callable<Integer> {
      * @param err  where logs, progress and errors go
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        QuietJVector.LOG.getName(); // before any store opens
         if (args.length > 0 && INDEX_FIRST_OPTIONS.contains(args[0].split("=", 2)[0])) {
             // The form older announcements show, `funes --index-path DIR ...`: index is meant.
             err.println("funes: reading this as 'funes index " + String.join(" ", args) + "'");
@@ -173,6 +171,21 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
         return 2;
+    }
+
+    /**
+     * JVector logs through java.util.logging: at start-up it explains which vector provider and
+     * thread count it chose. The launcher already picks the JVM flags, so only its errors reach
+     * the user. Held in a field: java.util.logging keeps loggers only weakly. A class of its own:
+     * starting java.util.logging costs tens of milliseconds that a command a resident server
+     * answers need not pay.
+     */
+    private static final class QuietJVector {
+        static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("io.github.jbellis");
+
+        static {
+            LOG.setLevel(java.util.logging.Level.SEVERE);
+        }
     }
 
     /** {@code funes VERSION}: the version the build stamped (see {@link FunesVersion}). */

@@ -25,6 +25,9 @@ import java.util.Optional;
  */
 record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implements AutoCloseable {
 
+    private static volatile OpenStore resident;
+    private static volatile Path residentDir;
+
     /** Opens an existing store with its recorded model, loaded on first use; a missing store is an error. */
     static OpenStore existing(Path dir) {
         return existing(dir, false);
@@ -37,6 +40,10 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
      *                parallel with opening the store; otherwise it loads on first use, if ever
      */
     static OpenStore existing(Path dir, boolean vectors) {
+        OpenStore held = resident;
+        if (held != null && dir.equals(residentDir)) {
+            return held;
+        }
         if (FunesStore.recordedModelId(dir).isEmpty()) {
             throw new FunesException("no Funes store at " + dir + " (run 'funes index' first, or pass --store DIR)");
         }
@@ -122,8 +129,27 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         return builder.build();
     }
 
+    /**
+     * Makes {@code open}, the store at {@code dir}, what {@link #existing(Path, boolean)} returns for
+     * that directory until {@link #release()}, and what its {@link #close()} leaves open: a
+     * resident {@code funes serve} keeps one store and its loaded model for every command it runs.
+     */
+    static void keep(Path dir, OpenStore open) {
+        residentDir = dir;
+        resident = open;
+    }
+
+    /** Ends {@link #keep}: the store closes when its owner closes it. */
+    static void release() {
+        resident = null;
+        residentDir = null;
+    }
+
     @Override
     public void close() {
+        if (this == resident) {
+            return; // kept open by funes serve for the next command
+        }
         try {
             store.close();
         } finally {

@@ -29,11 +29,11 @@ final class StoreOptions {
      */
     FunesConfig.Setting<Path> dirSetting() {
         if (store != null) {
-            return new FunesConfig.Setting<>(store.toAbsolutePath().normalize(), "--store");
+            return new FunesConfig.Setting<>(ServeWire.workingDirectory().resolve(store).normalize(), "--store");
         }
         String home = System.getenv("FUNES_HOME");
         if (home != null && !home.isBlank()) {
-            return new FunesConfig.Setting<>(Path.of(home).toAbsolutePath().normalize(), "$FUNES_HOME");
+            return new FunesConfig.Setting<>(ServeWire.workingDirectory().resolve(home).normalize(), "$FUNES_HOME");
         }
         return FunesConfig.userStore().orElseGet(() ->
                 new FunesConfig.Setting<>(Path.of(System.getProperty("user.home"), ".funes"), "default"));

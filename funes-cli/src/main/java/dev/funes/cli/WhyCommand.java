@@ -9,7 +9,6 @@ import dev.funes.why.Why;
 import dev.funes.why.WhyHit;
 import dev.funes.why.WhyRequest;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -42,7 +41,7 @@ final class WhyCommand implements Callable<Integer> {
     public Integer call() {
         WhyRequest request;
         try {
-            request = WhyRequest.of(String.join(" ", target)).withLimit(limit).withBase(Path.of("").toAbsolutePath());
+            request = WhyRequest.of(String.join(" ", target)).withLimit(limit).withBase(ServeWire.workingDirectory());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

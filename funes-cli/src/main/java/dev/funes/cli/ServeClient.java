@@ -1,0 +1,110 @@
+package dev.funes.cli;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * The {@code funes} process's side of a resident {@code funes serve}: for a command a server runs
+ * ({@link ServeWire#served}), it asks the server of the store over the store's socket and prints
+ * its answer. No server, one that declines, or any failure to talk to it: the caller runs the
+ * command itself, as it would without one. With {@code FUNES_SERVE=1} a missing server is started
+ * in the background for the next command; {@code FUNES_SERVE=0} never asks one.
+ */
+final class ServeClient {
+
+    private ServeClient() {
+    }
+
+    /** The exit status of the command as a server ran it, or empty when this process must run it. */
+    static OptionalInt ask(String[] args) {
+        String mode = System.getenv("FUNES_SERVE");
+        if ("0".equals(mode) || !ServeWire.served(args)) {
+            return OptionalInt.empty();
+        }
+        Path store;
+        try {
+            store = storeDir(args);
+        } catch (RuntimeException e) {
+            return OptionalInt.empty(); // a malformed config, say: the command itself says what is wrong
+        }
+        Path socket = store.resolve(ServeWire.SOCKET);
+        if (!Files.exists(socket)) {
+            if ("1".equals(mode) && Files.isDirectory(store)) {
+                start(store);
+            }
+            return OptionalInt.empty();
+        }
+        ServeWire.Answer answer;
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            ServeWire.Request.of(args).write(new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel))));
+            answer = ServeWire.Answer.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel))));
+        } catch (IOException | RuntimeException e) {
+            return OptionalInt.empty(); // a server that just exited, or a stale socket: run it here
+        }
+        if (!answer.ran()) {
+            return OptionalInt.empty();
+        }
+        System.out.write(answer.out(), 0, answer.out().length);
+        System.out.flush();
+        System.err.write(answer.err(), 0, answer.err().length);
+        System.err.flush();
+        return OptionalInt.of(answer.status());
+    }
+
+    /**
+     * The store the command line names, as {@link StoreOptions#dir()} reads it, from the words
+     * alone: {@code -s DIR}, {@code --store DIR} or {@code --store=DIR}, else the environment or
+     * the user's config. A word misread here only picks another socket: the server parses the
+     * command line again, and opens the store it names.
+     */
+    static Path storeDir(String[] args) {
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--")) {
+                break;
+            }
+            if ((arg.equals("-s") || arg.equals("--store")) && i + 1 < args.length) {
+                return ServeWire.workingDirectory().resolve(args[i + 1]).normalize();
+            }
+            if (arg.startsWith("--store=")) {
+                return ServeWire.workingDirectory().resolve(arg.substring("--store=".length())).normalize();
+            }
+        }
+        return new StoreOptions().dir();
+    }
+
+    /** Starts {@code funes serve} for the store in the background, detached from this process's streams. */
+    private static void start(Path store) {
+        String launcher = System.getProperty("funes.launcher");
+        List<String> command = new ArrayList<>();
+        if (Files.exists(Path.of("/usr/bin/setsid"))) {
+            command.add("/usr/bin/setsid"); // not in this terminal's process group: a Ctrl-C here does not stop it
+        }
+        if (launcher != null && Files.isExecutable(Path.of(launcher))) {
+            command.add(launcher);
+        } else {
+            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        }
+        command.addAll(List.of("serve", "--store", store.toString()));
+        try {
+            new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            // No server then: every command still runs in its own process.
+        }
+    }
+}

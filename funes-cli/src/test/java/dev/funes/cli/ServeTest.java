@@ -1,0 +1,166 @@
+package dev.funes.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code funes serve}: with a server running, {@code funes search}, {@code why}, {@code stats} and
+ * {@code check --quick} processes print what they print without one (same bytes, same status),
+ * without building the command line or opening the store themselves; the socket is owner-only;
+ * the server stops when idle or signalled, taking its socket along, and steps aside when the
+ * store's config changes. Real processes.
+ */
+class ServeTest {
+
+    private static final Duration PATIENCE = Duration.ofMinutes(3);
+
+    @TempDir
+    static Path tmp;
+
+    static Path store;
+
+    @BeforeAll
+    static void indexTheSampleSession() {
+        store = tmp.resolve("store");
+        CliTest.Result index = CliTest.funes("index", "--store", store.toString(), "--index-path", WhyCommandTest.SAMPLE.toString());
+        assertThat(index.status()).as(index.err()).isZero();
+    }
+
+    /** What one {@code funes} process did, and whether it built its own command line (loaded picocli). */
+    record Run(int status, String out, String err, boolean ranItself) {
+    }
+
+    /** Runs {@code funes ARGS} in {@code dir} with {@code FUNES_SERVE} as given ({@code null}: unset). */
+    private static Run run(Path dir, String serve, String... args) throws IOException, InterruptedException {
+        Path log = Files.createTempFile(tmp, "classes-", ".log");
+        Path out = Files.createTempFile(tmp, "out-", ".txt");
+        Path err = Files.createTempFile(tmp, "err-", ".txt");
+        List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "384m", args));
+        command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + log);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().remove("FUNES_SERVE");
+        if (serve != null) {
+            builder.environment().put("FUNES_SERVE", serve);
+        }
+        Process process = builder.start();
+        assertThat(process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).as("funes %s exits", List.of(args)).isTrue();
+        boolean picocli = Files.readAllLines(log).stream().anyMatch(line -> line.contains(" picocli.CommandLine "));
+        return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8), picocli);
+    }
+
+    private static FunesProcess startServer(String... extra) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("serve", "--store", store.toString()));
+        args.addAll(List.of(extra));
+        FunesProcess server = FunesProcess.start("512m", args.toArray(String[]::new));
+        server.awaitErr(line -> line.startsWith("funes: serving "), PATIENCE);
+        return server;
+    }
+
+    @Test
+    void servedCommandsPrintTheSameBytesAsTheirOwnProcesses() throws Exception {
+        String s = store.toString();
+        List<List<String>> commands = List.of(
+                List.of("search", "--store", s, "two-pass parser"),
+                List.of("search", "--json", "--store", s, "--agent", "claude-code", "streaming parser"),
+                List.of("search", "--retrieval", "lexical", "-s", s, "ledger"),
+                List.of("why", "--store", s, "4e1c9a7"),
+                List.of("why", "--json", "--store=" + s, "streaming parser"),
+                List.of("stats", "--store", s),
+                List.of("stats", "--json", "--store", s),
+                List.of("check", "--quick", "--store", s),
+                List.of("search", "--store", s),
+                List.of("search", "--store", s, "--after", "yesterday", "parser"),
+                List.of("search", "--store", "store", "--limit", "2", "parser")); // relative to the client's folder
+        try (FunesProcess server = startServer("--idle", "600")) {
+            Path socket = store.resolve(ServeWire.SOCKET);
+            assertThat(Files.getPosixFilePermissions(socket)).as("the socket's permissions")
+                    .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+            for (List<String> command : commands) {
+                String[] args = command.toArray(String[]::new);
+                Run alone = run(tmp, "0", args);
+                Run served = run(tmp, null, args);
+                assertThat(alone.ranItself()).as("%s with FUNES_SERVE=0 runs in its process", command).isTrue();
+                assertThat(served.ranItself()).as("%s is answered by the server: %s", command, served.err()).isFalse();
+                assertThat(served.status()).as("%s status", command).isEqualTo(alone.status());
+                assertThat(served.out()).as("%s stdout", command).isEqualTo(alone.out());
+                assertThat(served.err()).as("%s stderr", command).isEqualTo(alone.err());
+            }
+            assertThat(run(tmp, null, "search", "--store", s, "two-pass parser").out()).contains("two-pass");
+
+            Run index = run(tmp, null, "index", "--store", s, "--index-path", WhyCommandTest.SAMPLE.toAbsolutePath().toString());
+            assertThat(index.ranItself()).as("index is never served").isTrue();
+            assertThat(index.status()).as(index.err()).isZero();
+
+            FunesProcess second = FunesProcess.run(PATIENCE, "384m", "serve", "--store", s);
+            assertThat(second.status()).as(second.describe("status")).isZero();
+            assertThat(second.err()).contains("a server already answers at " + socket);
+            assertThat(server.pid()).as("the first server still runs").isPositive();
+            assertThat(run(tmp, null, "stats", "--store", s).ranItself()).as("the first server still answers").isFalse();
+        }
+    }
+
+    @Test
+    void aServerStopsWhenIdleAndStepsAsideWhenTheConfigChanges() throws Exception {
+        Path socket = store.resolve(ServeWire.SOCKET);
+        try (FunesProcess server = startServer("--idle", "1")) {
+            assertThat(server.waitFor(PATIENCE)).as(server.describe("status")).isZero();
+            assertThat(socket).doesNotExist();
+        }
+        Run alone = run(tmp, null, "stats", "--store", store.toString());
+        assertThat(alone.ranItself()).as("no server, the command runs itself").isTrue();
+        assertThat(alone.status()).as(alone.err()).isZero();
+
+        try (FunesProcess server = startServer("--idle", "600")) {
+            server.signal("TERM");
+            server.waitFor(PATIENCE);
+            assertThat(socket).as("removed by a server stopped by a signal").doesNotExist();
+        }
+
+        Path config = store.resolve(FunesConfig.FILE_NAME);
+        try (FunesProcess server = startServer("--idle", "600")) {
+            Files.writeString(config, "# changed while the server ran\n");
+            Run after = run(tmp, null, "stats", "--store", store.toString());
+            assertThat(after.ranItself()).as("a server whose config changed declines").isTrue();
+            assertThat(after.out()).isEqualTo(alone.out());
+            assertThat(server.waitFor(PATIENCE)).as(server.describe("status")).isZero();
+            assertThat(socket).doesNotExist();
+        } finally {
+            Files.deleteIfExists(config);
+        }
+    }
+
+    @Test
+    void aClientWhoseVariablesNameOtherConfigFilesRunsItself() throws Exception {
+        try (FunesProcess server = startServer("--idle", "600")) {
+            Path xdg = Files.createDirectories(tmp.resolve("xdg"));
+            Path log = Files.createTempFile(tmp, "classes-", ".log");
+            List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "384m", "stats", "--store", store.toString()));
+            command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + log);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().put("XDG_CONFIG_HOME", xdg.toString());
+            Process process = builder.start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(process.exitValue()).as(out).isZero();
+            assertThat(Files.readString(log)).as("declined, it built its own command line").contains(" picocli.CommandLine ");
+            assertThat(server.describe("state")).contains("running");
+            assertThat(out).contains("memories");
+        }
+    }
+}
