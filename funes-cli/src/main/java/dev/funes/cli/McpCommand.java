@@ -15,10 +15,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -45,23 +47,43 @@ final class McpCommand implements Callable<Integer> {
         System.setOut(log);
         try {
             InputStream protocolIn = new FileInputStream(FileDescriptor.in);
-            // Agents search first of all: the model loads while the store opens and the client initializes.
-            try (OpenStore open = OpenStore.open(storeOptions.dir(), null, true)) {
-                McpTools tools = new McpTools(open.store(), Clock.systemUTC(), System.getProperty("user.dir"));
-                // Made here, not in a static field: picocli creates every command for every command
-                // line, and an ObjectMapper costs hundreds of classes that only mcp needs.
-                McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
-                        protocolIn, protocolOut, log);
-                McpSyncServer server = start(tools, transport);
-                try {
-                    transport.serve();
-                } finally {
-                    server.closeGracefully();
-                }
+            // The store opens (and the model starts loading) on another thread while the server
+            // starts and answers initialize: a client's handshake waits for neither, only its first
+            // tool call waits for the store.
+            Path dir = storeOptions.dir();
+            CompletableFuture<OpenStore> opening = new CompletableFuture<>();
+            Thread opener = new Thread(() -> open(dir, opening, log), "funes-mcp-open");
+            opener.setDaemon(true);
+            opener.start();
+            McpTools tools = new McpTools(() -> opening.join().store(), Clock.systemUTC(), System.getProperty("user.dir"));
+            // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
+            McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
+                    protocolIn, protocolOut, log);
+            McpSyncServer server = start(tools, transport);
+            try {
+                transport.serve();
+            } finally {
+                server.closeGracefully();
+                opening.join().close();
             }
             return 0;
         } finally {
             System.setOut(previousOut);
+        }
+    }
+
+    /**
+     * Opens the store into {@code opening}. A store that cannot be opened ends the process with
+     * status 1 and the reason on stderr, as a command that fails does: without it no tool works.
+     */
+    private static void open(Path dir, CompletableFuture<OpenStore> opening, PrintStream log) {
+        try {
+            opening.complete(OpenStore.open(dir, null, true));
+        } catch (RuntimeException | Error e) {
+            opening.completeExceptionally(e);
+            log.println("funes: " + Main.oneLine(e));
+            log.flush();
+            System.exit(1);
         }
     }
 

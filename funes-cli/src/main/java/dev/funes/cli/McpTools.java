@@ -62,7 +62,7 @@ final class McpTools {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private final MemoryStore store;
+    private final java.util.function.Supplier<MemoryStore> opened;
     private final Clock clock;
     private final String defaultProject;
 
@@ -72,9 +72,21 @@ final class McpTools {
      * @param defaultProject the project of notes that name none: the server's working directory
      */
     McpTools(MemoryStore store, Clock clock, String defaultProject) {
-        this.store = store;
+        this(() -> store, clock, defaultProject);
+    }
+
+    /**
+     * Tools on a store that may still be opening: each call asks {@code store} for it, and waits
+     * there until it is open.
+     */
+    McpTools(java.util.function.Supplier<MemoryStore> store, Clock clock, String defaultProject) {
+        this.opened = store;
         this.clock = clock;
         this.defaultProject = defaultProject;
+    }
+
+    private MemoryStore store() {
+        return opened.get();
     }
 
     /** An error a tool reports to the calling model rather than to the protocol. */
@@ -255,7 +267,7 @@ final class McpTools {
         }
         ObjectNode result = MAPPER.createObjectNode();
         ArrayNode hits = result.putArray("hits");
-        for (SearchHit hit : store.search(built)) {
+        for (SearchHit hit : store().search(built)) {
             hits.add(compactHit(hit));
         }
         return result;
@@ -338,8 +350,8 @@ final class McpTools {
                 .time(now, now)
                 .metadata("source", "mcp")
                 .build();
-        boolean added = store.add(memory);
-        Memory stored = added ? memory : store.get(memory.id()).orElse(memory);
+        boolean added = store().add(memory);
+        Memory stored = added ? memory : store().get(memory.id()).orElse(memory);
         ObjectNode result = MAPPER.createObjectNode();
         result.put("id", stored.id());
         result.put("stored", added);
@@ -354,7 +366,7 @@ final class McpTools {
         int limit = integer(args, "limit", DEFAULT_SESSIONS_LIMIT, MAX_SESSIONS_LIMIT);
         ObjectNode result = MAPPER.createObjectNode();
         ArrayNode sessions = result.putArray("sessions");
-        for (SessionInfo info : store.recentSessions(limit)) {
+        for (SessionInfo info : store().recentSessions(limit)) {
             ObjectNode node = sessions.addObject();
             node.put("agent", info.agent());
             node.put("session", info.session());
@@ -377,7 +389,7 @@ final class McpTools {
         }
         ObjectNode result = MAPPER.createObjectNode();
         ArrayNode hits = result.putArray("hits");
-        for (WhyHit hit : Why.over(store).why(request)) {
+        for (WhyHit hit : Why.over(store()).why(request)) {
             ObjectNode node = compactHit(new SearchHit(hit.memory(), hit.confidence(),
                     new dev.funes.ScoreParts(0, 0, 0, 0, hit.confidence(), Double.NaN, Double.NaN, 0)));
             node.remove("score");
