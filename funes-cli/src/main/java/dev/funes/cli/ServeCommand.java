@@ -61,6 +61,10 @@ final class ServeCommand implements Callable<Integer> {
         if (idleSeconds <= 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--idle must be a positive number of seconds");
         }
+        if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            // Owner-only access is set with POSIX permissions; without them the socket would be open to others.
+            throw new dev.funes.FunesException("funes serve needs POSIX file permissions (Linux, macOS) for an owner-only socket");
+        }
         Path dir = storeOptions.dir();
         Path socket = dir.resolve(ServeWire.SOCKET);
         PrintWriter err = spec.commandLine().getErr();
