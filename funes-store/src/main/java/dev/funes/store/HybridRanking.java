@@ -1,0 +1,96 @@
+package dev.funes.store;
+
+import dev.funes.Memory;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The ranking half of a {@link FunesStore} search, for stores whose candidates come from
+ * elsewhere (a search engine holding the memories): the dense and lexical candidate lists fused
+ * ({@link FusionOptions}), reranked ({@link RerankOptions}) and passages rolled up to their
+ * memories, exactly as a local search does. Also the terms a local store indexes and queries,
+ * so that another engine can index and query the same ones.
+ *
+ * <p>One instance per search; not thread-safe.
+ */
+public final class HybridRanking {
+
+    private final SearchRequest request;
+    private final StoreOptions options;
+    private final Fusion fusion;
+
+    private HybridRanking(SearchRequest request, StoreOptions options) {
+        this.request = Objects.requireNonNull(request, "request");
+        this.options = Objects.requireNonNull(options, "options");
+        this.fusion = new Fusion(options.fusion(), request.retrieval());
+    }
+
+    /** A ranking for one search, fused and reranked as {@code options} say. */
+    public static HybridRanking of(SearchRequest request, StoreOptions options) {
+        return new HybridRanking(request, options);
+    }
+
+    /**
+     * How many candidates each list should bring: at least {@link StoreOptions#candidates()},
+     * ten per hit asked for (filters and the passage rollup thin them).
+     */
+    public static int candidates(SearchRequest request, StoreOptions options) {
+        return Math.max(options.candidates(), 10 * request.limit());
+    }
+
+    /**
+     * The words and identifier terms of a query, as the local full-text search asks for them:
+     * stop words out, identifiers expanded ({@code parseHttpHeader} also gives {@code parse},
+     * {@code http}, {@code header}), at most 64; empty when the text has no word.
+     */
+    public static List<String> queryTerms(String text) {
+        return FtsQuery.terms(text);
+    }
+
+    /**
+     * The identifier terms the local store indexes next to a memory's text (its {@code terms}
+     * column): camelCase parts, joined identifiers, file names; space-separated, possibly empty.
+     */
+    public static String indexTerms(String text) {
+        return Terms.of(text);
+    }
+
+    /**
+     * Adds the dense candidate at {@code rank} with its cosine similarity. Ranks count only the
+     * candidates that pass the request's filters ({@link SearchRequest#matches}), 1 for the best;
+     * memories with one text (one vector) share its rank.
+     */
+    public void dense(Memory memory, int rank, double similarity) {
+        fusion.dense(memory, rank, similarity);
+    }
+
+    /**
+     * Adds the lexical candidate at {@code rank} (among those passing the filters, 1 for the
+     * best) with its BM25 score (higher is better).
+     */
+    public void lexical(Memory memory, int rank, double score) {
+        fusion.lexical(memory, rank, score);
+    }
+
+    /**
+     * The best hits, at most the request's limit: the candidates fused, reranked, passages rolled
+     * up to their memories.
+     *
+     * @param owners reads the memories that passages belong to, by id (ids not stored absent)
+     */
+    public List<SearchHit> hits(Function<List<String>, Map<String, Memory>> owners) {
+        List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms(request.query()), options.rerank(),
+                Rollup.CANDIDATES_PER_HIT * request.limit());
+        try {
+            return Rollup.apply(ranked, request.limit(), owners::apply);
+        } catch (SQLException e) {
+            throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);
+        }
+    }
+}
