@@ -80,7 +80,7 @@ public final class TeamCluster {
         try (TeamConnection c = connect(collection)) {
             UpdateRequest u = new UpdateRequest();
             u.deleteByQuery("doc:(memory OR source)");
-            u.setAction(UpdateRequest.ACTION.COMMIT, true, true);
+            u.setAction(UpdateRequest.ACTION.COMMIT, true, true, true);
             c.request(u, "clear the collection");
         }
     }
