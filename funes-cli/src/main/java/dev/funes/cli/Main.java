@@ -51,6 +51,8 @@ public final class Main implements Callable<Integer> {
             Map.entry("config", ConfigCommand.class),
             Map.entry("ui", UiCommand.class),
             Map.entry("serve", ServeCommand.class),
+            Map.entry("team", TeamCommand.class),
+            Map.entry("publish", PublishCommand.class),
             Map.entry("help", CommandLine.HelpCommand.class));
 
     /** Commands that read the whole command tree: they get every subcommand. */

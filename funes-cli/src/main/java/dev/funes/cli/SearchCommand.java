@@ -58,6 +58,10 @@ final class SearchCommand implements Callable<Integer> {
             description = "hybrid (default), dense (meaning only) or lexical (words and identifiers only).")
     String retrieval;
 
+    @Option(names = "--team", paramLabel = "URL", description = "Also search this team collection (docs/TEAM.md);"
+            + " each hit says where it came from.")
+    String team;
+
     @Parameters(arity = "1..*", paramLabel = "QUERY", description = "What to look for.")
     List<String> query;
 
@@ -77,8 +81,12 @@ final class SearchCommand implements Callable<Integer> {
         }
         SearchRequest built = build(request);
         try (OpenStore open = OpenStore.existing(storeOptions.dir(), built.retrieval() != Retrieval.LEXICAL)) {
-            List<SearchHit> hits = open.store().search(built);
             PrintWriter out = spec.commandLine().getOut();
+            if (team != null) {
+                TeamSearchRun.run(open, storeOptions.dir(), team, built, json, out, spec.commandLine().getErr());
+                return 0;
+            }
+            List<SearchHit> hits = open.store().search(built);
             if (json) {
                 out.println(HitJson.array(hits));
             } else {

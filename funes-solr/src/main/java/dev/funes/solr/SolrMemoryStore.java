@@ -130,7 +130,7 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
 
     @Override
     public AddResult addAll(Collection<Memory> memories) {
-        return addAll(memories, null);
+        return addAll(memories, (SourceState) null);
     }
 
     @Override
@@ -140,7 +140,16 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
 
     @Override
     public AddResult addAll(Collection<Memory> memories, SourceState source) {
-        return write(memories, source, List.of(), List.of()).stored();
+        return write(memories, source, List.of(), List.of(), Map.of()).stored();
+    }
+
+    /**
+     * {@link #addAll(Collection)} with vectors already computed (by the same model), by
+     * {@linkplain Memory#contentHash() text hash}: texts with one are not embedded. A memory the
+     * redactor changes has another text, and is embedded.
+     */
+    public AddResult addWithVectors(Collection<Memory> memories, Map<String, float[]> vectorsByTextHash) {
+        return write(memories, null, List.of(), List.of(), Objects.requireNonNull(vectorsByTextHash)).stored();
     }
 
     @Override
@@ -152,7 +161,7 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         try {
             List<Memory> cited = cited(source);
             List<String> gone = cited.stream().map(Memory::id).filter(id -> !keep.contains(id)).toList();
-            return write(memories, source, gone, List.of());
+            return write(memories, source, gone, List.of(), Map.of());
         } finally {
             writes.unlock();
         }
@@ -182,7 +191,7 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
                             m.project(), m.session(), m.provenance(), md));
                 }
             }
-            return write(memories, source, gone, marked);
+            return write(memories, source, gone, marked, Map.of());
         } finally {
             writes.unlock();
         }
@@ -207,7 +216,7 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
      * @param rewrite stored memories to store again with changed metadata (same ids)
      */
     private SourceUpdate write(Collection<Memory> memories, SourceState source, List<String> delete,
-                               List<Memory> rewrite) {
+                               List<Memory> rewrite, Map<String, float[]> given) {
         Objects.requireNonNull(memories, "memories");
         ensureOpen();
         writes.lock();
@@ -222,8 +231,15 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
             }
             Set<String> stored = existing(byId.keySet(), "id");
             List<Memory> fresh = byId.values().stream().filter(m -> !stored.contains(m.id())).toList();
-            Map<String, float[]> vectors = storedVectors(fresh.stream().map(Memory::contentHash)
-                    .collect(Collectors.toCollection(HashSet::new)));
+            Map<String, float[]> vectors = new HashMap<>();
+            for (Memory m : fresh) {
+                float[] v = given.get(m.contentHash());
+                if (v != null && v.length == dimension) {
+                    vectors.put(m.contentHash(), v);
+                }
+            }
+            vectors.putAll(storedVectors(fresh.stream().map(Memory::contentHash).filter(h -> !vectors.containsKey(h))
+                    .collect(Collectors.toCollection(HashSet::new))));
             Map<String, String> toEmbed = new LinkedHashMap<>();
             for (Memory m : fresh) {
                 if (!vectors.containsKey(m.contentHash())) {
@@ -325,10 +341,20 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
      * @return how many were stored
      */
     public int deleteAll(Collection<String> ids) {
+        return deleteAll(ids, null);
+    }
+
+    /**
+     * Deletes the memories with these ids that {@code origin} published (every one when it is
+     * null), in one write: a publisher's deletions never touch another machine's memories.
+     *
+     * @return how many were deleted
+     */
+    public int deleteAll(Collection<String> ids, String origin) {
         ensureOpen();
         writes.lock();
         try {
-            Set<String> stored = existing(ids, "id");
+            Set<String> stored = origin == null ? existing(ids, "id") : existing(ids, "id", "origin:" + quote(origin));
             if (!stored.isEmpty()) {
                 for (List<String> chunk : chunks(new ArrayList<>(stored))) {
                     UpdateRequest u = new UpdateRequest();
@@ -545,12 +571,15 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
     // ---------------------------------------------------------------- helpers
 
     /** The ids (or text hashes) of {@code values} that memories of the collection hold in {@code field}. */
-    private Set<String> existing(Collection<String> values, String field) {
+    private Set<String> existing(Collection<String> values, String field, String... filters) {
         Set<String> found = new HashSet<>();
         for (List<String> chunk : chunks(new ArrayList<>(new HashSet<>(values)))) {
             SolrQuery q = new SolrQuery("{!terms f=" + field + " separator=\" \" v=$vals}");
             q.set("vals", String.join(" ", chunk));
             q.addFilterQuery("doc:" + MemoryDocs.MEMORY);
+            for (String fq : filters) {
+                q.addFilterQuery(fq);
+            }
             q.setFields(field);
             q.setRows(chunk.size());
             for (SolrDocument d : query(q, "look up stored memories").getResults()) {

@@ -3,6 +3,7 @@ package dev.funes.solr;
 import org.apache.solr.client.solrj.request.UpdateRequest;
 import org.apache.solr.cloud.MiniSolrCloudCluster;
 import org.apache.solr.embedded.JettySolrRunner;
+import org.apache.solr.security.Sha256AuthenticationProvider;
 
 import java.net.URI;
 import java.nio.file.Files;
@@ -10,37 +11,61 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * One real SolrCloud for all of this module's tests: two Solr nodes and ZooKeeper in this JVM
- * ({@link MiniSolrCloudCluster}), started on first use and stopped when the JVM exits. Each test
- * class creates its own collections on it (2 shards × 2 replicas, so each node holds a replica
- * of each shard).
+ * ({@link MiniSolrCloudCluster}), started on first use and stopped when the JVM exits, with
+ * BasicAuth on. Each test class creates its own collections on it (2 shards × 2 replicas, so
+ * each node holds a replica of each shard).
  */
 public final class TeamCluster {
+
+    /** The administrator, who may create collections. */
+    public static final TeamCredentials ADMIN = new TeamCredentials("admin", "admin-" + UUID.randomUUID());
+    /** A publisher: reads and writes memories. */
+    public static final TeamCredentials PUBLISHER = new TeamCredentials("publisher", "pub-" + UUID.randomUUID());
+    /** A reader: searches only. */
+    public static final TeamCredentials READER = new TeamCredentials("reader", "read-" + UUID.randomUUID());
 
     private static TeamCluster shared;
 
     private final MiniSolrCloudCluster cluster;
-    private final Path dir;
 
-    private TeamCluster(MiniSolrCloudCluster cluster, Path dir) {
+    private TeamCluster(MiniSolrCloudCluster cluster) {
         this.cluster = cluster;
-        this.dir = dir;
     }
 
-    /** The cluster, started on first call. */
+    /**
+     * Solr's BasicAuth with every request authenticated, and the roles docs/TEAM.md proposes:
+     * everyone reads, publishers also write, only the administrator creates collections.
+     */
+    static String securityJson() {
+        return """
+                {"authentication": {"class": "solr.BasicAuthPlugin", "blockUnknown": true, "credentials": {
+                   "admin": "%s", "publisher": "%s", "reader": "%s"}},
+                 "authorization": {"class": "solr.RuleBasedAuthorizationPlugin",
+                   "user-role": {"admin": ["admin"], "publisher": ["publisher"], "reader": ["reader"]},
+                   "permissions": [
+                     {"name": "read", "role": ["reader", "publisher", "admin"]},
+                     {"name": "update", "role": ["publisher", "admin"]},
+                     {"name": "all", "role": ["admin"]}]}}
+                """.formatted(Sha256AuthenticationProvider.getSaltedHashedValue(ADMIN.password()),
+                Sha256AuthenticationProvider.getSaltedHashedValue(PUBLISHER.password()),
+                Sha256AuthenticationProvider.getSaltedHashedValue(READER.password()));
+    }
+
+    /** The cluster, started on first call, with BasicAuth ({@link #securityJson()}). */
     public static synchronized TeamCluster shared() {
         if (shared == null) {
-            shared = start(null);
+            shared = start(securityJson());
             TeamCluster c = shared;
             Runtime.getRuntime().addShutdownHook(new Thread(c::shutdown, "team-cluster-shutdown"));
         }
         return shared;
     }
 
-    /** A new cluster (with a security.json when given); the caller shuts it down. */
-    public static TeamCluster start(String securityJson) {
+    private static TeamCluster start(String securityJson) {
         try {
             Path dir = Files.createTempDirectory("funes-solr-cluster");
             MiniSolrCloudCluster.Builder b = new MiniSolrCloudCluster.Builder(2, dir)
@@ -48,7 +73,7 @@ public final class TeamCluster {
             if (securityJson != null) {
                 b.withSecurityJson(securityJson);
             }
-            return new TeamCluster(b.build(), dir);
+            return new TeamCluster(b.build());
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the test SolrCloud: " + e, e);
         }
@@ -65,9 +90,14 @@ public final class TeamCluster {
         return new TeamUrl(nodes, collection);
     }
 
-    /** A connection without credentials. */
+    /** A connection as the administrator. */
     public TeamConnection connect(String collection) {
-        return TeamConnection.open(url(collection), Optional.empty());
+        return connect(collection, ADMIN);
+    }
+
+    /** A connection with these credentials (none when null). */
+    public TeamConnection connect(String collection, TeamCredentials credentials) {
+        return TeamConnection.open(url(collection), Optional.ofNullable(credentials));
     }
 
     /** The running cluster, for tests that stop and start nodes. */

@@ -1,0 +1,259 @@
+package dev.funes.solr;
+
+import dev.funes.Embedder;
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.MemoryStore;
+import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
+import dev.funes.embed.BundledModel;
+import dev.funes.embed.Embedders;
+import dev.funes.redact.Redactor;
+import dev.funes.store.FunesStore;
+import dev.funes.store.StoreOptions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Publishing local stores to one team collection and searching both at once, on the test
+ * SolrCloud: three machines (three local stores) publish; each finds the others' memories
+ * through a federated search; a local deletion reaches the team on the next publish; a publish
+ * run again sends nothing new; what is published is redacted again on the way out; the team
+ * failing leaves a local search answering.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TeamTest {
+
+    private static final String COLLECTION = "team";
+
+    private Embedder embedder;
+    private TeamCluster cluster;
+
+    @BeforeAll
+    void start() {
+        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        cluster = TeamCluster.shared();
+        try (TeamConnection conn = cluster.connect(COLLECTION)) {
+            TeamSetup.init(conn, embedder.modelId(), embedder.dimension(), 2, 2);
+        }
+    }
+
+    @AfterAll
+    void closeModel() {
+        if (embedder != null) {
+            embedder.close();
+        }
+    }
+
+    @BeforeEach
+    void emptyCollection() {
+        cluster.clear(COLLECTION);
+    }
+
+    private SolrMemoryStore team(String origin, TeamCredentials who, Redactor redactor) {
+        return SolrMemoryStore.open(cluster.connect(COLLECTION, who), embedder,
+                new TeamOptions(StoreOptions.builder().redactor(redactor).build(), origin, "tester"));
+    }
+
+    private SolrMemoryStore team(String origin) {
+        return team(origin, TeamCluster.PUBLISHER, Redactor.standard());
+    }
+
+    private static Memory memory(String session, String text) {
+        return Memory.builder(MemoryKind.NOTE, "claude-code", text).project("/work/app").session(session).build();
+    }
+
+    /** A local store of one machine and how far it was published. */
+    private final class Machine implements AutoCloseable {
+        final String name;
+        final MemoryStore local;
+        TeamPublish.Cursor cursor = TeamPublish.Cursor.START;
+
+        Machine(String name, Path dir, List<Memory> memories) {
+            this.name = name;
+            this.local = FunesStore.open(dir, embedder);
+            local.addAll(memories);
+        }
+
+        TeamPublish.Report publish() {
+            try (SolrMemoryStore t = team(name)) {
+                TeamPublish.Report r = TeamPublish.publish(local, t, Set.of(), cursor, name, c -> cursor = c);
+                assertThat(r.cursor()).isEqualTo(cursor);
+                return r;
+            }
+        }
+
+        FederatedSearch.Result search(String query) {
+            return FederatedSearch.search(local, () -> team(null, TeamCluster.READER, Redactor.standard()),
+                    SearchRequest.of(query), 60_000);
+        }
+
+        @Override
+        public void close() {
+            local.close();
+        }
+    }
+
+    private static Optional<FederatedSearch.Hit> hitOf(FederatedSearch.Result r, Memory m) {
+        return r.hits().stream().filter(h -> h.hit().memory().id().equals(m.id())).findFirst();
+    }
+
+    @Test
+    void threeMachinesPublishToOneCollectionAndFindEachOthersMemories(@TempDir Path dir) {
+        Memory ci = memory("a1", "The CI pipeline checked out the default branch instead of the pull request branch,"
+                + " so the tests ran against the wrong code.");
+        Memory oom = memory("b1", "The container was OOM killed: raised the JVM MaxRAMPercentage to 75 and the pod"
+                + " memory limit to 2 GiB.");
+        Memory tls = memory("c1", "Nginx served TLS on port 8443 while the load balancer expected 443, which gave"
+                + " ERR_SSL_PROTOCOL_ERROR in the browser.");
+        Memory fillerA = memory("a2", "Renamed the settings page component and updated its snapshot tests.");
+        Memory fillerB = memory("b2", "Bumped the logging library and silenced a deprecation warning.");
+        Memory fillerC = memory("c2", "Documented how to run the database migrations locally.");
+        try (Machine a = new Machine("machine-a", dir.resolve("a"), List.of(ci, fillerA));
+             Machine b = new Machine("machine-b", dir.resolve("b"), List.of(oom, fillerB));
+             Machine c = new Machine("machine-c", dir.resolve("c"), List.of(tls, fillerC))) {
+            for (Machine m : List.of(a, b, c)) {
+                TeamPublish.Report r = m.publish();
+                assertThat(r.read()).isEqualTo(2);
+                assertThat(r.stored().added()).isEqualTo(2);
+                assertThat(r.stored().embedded()).as("the local vectors travel with the memories").isZero();
+            }
+            try (SolrMemoryStore t = team("reader-view")) {
+                assertThat(t.stats().memories()).isEqualTo(6);
+                assertThat(t.get(oom.id())).contains(oom);
+            }
+
+            FederatedSearch.Result fromA = a.search("why was the container killed for using too much memory");
+            assertThat(fromA.warning()).isEmpty();
+            FederatedSearch.Hit found = fromA.hits().get(0);
+            assertThat(found.hit().memory().id()).isEqualTo(oom.id());
+            assertThat(found.source()).isEqualTo(FederatedSearch.Source.TEAM);
+            assertThat(found.origin()).isEqualTo("machine-b");
+            assertThat(found.owner()).isEqualTo("tester");
+
+            FederatedSearch.Result fromB = b.search("ERR_SSL_PROTOCOL_ERROR nginx port");
+            assertThat(fromB.hits().get(0).hit().memory().id()).isEqualTo(tls.id());
+            assertThat(fromB.hits().get(0).origin()).isEqualTo("machine-c");
+
+            FederatedSearch.Result fromC = c.search("CI tested the wrong branch");
+            assertThat(fromC.hits().get(0).hit().memory().id()).isEqualTo(ci.id());
+            assertThat(fromC.hits().get(0).source()).isEqualTo(FederatedSearch.Source.TEAM);
+            // One's own published memory is one hit, found in both.
+            FederatedSearch.Result own = a.search("CI tested the wrong branch");
+            assertThat(own.hits().get(0).hit().memory().id()).isEqualTo(ci.id());
+            assertThat(own.hits().get(0).source()).isEqualTo(FederatedSearch.Source.BOTH);
+            assertThat(own.hits().stream().filter(h -> h.hit().memory().id().equals(ci.id()))).hasSize(1);
+
+            // A forget on b reaches the team with b's next publish, and only b's copy goes.
+            FunesStore.forget(b.local, List.of(oom.id()));
+            TeamPublish.Report again = b.publish();
+            assertThat(again.deleted()).isEqualTo(1);
+            assertThat(again.stored().added()).isZero();
+            assertThat(hitOf(a.search("why was the container killed for using too much memory"), oom)).isEmpty();
+            try (SolrMemoryStore t = team("reader-view")) {
+                assertThat(t.get(oom.id())).isEmpty();
+                assertThat(t.stats().memories()).isEqualTo(5);
+            }
+
+            // Run again: nothing new is sent or deleted.
+            TeamPublish.Report rerun = a.publish();
+            assertThat(rerun.stored().added()).isZero();
+            assertThat(rerun.deleted()).isZero();
+            // From the start again (a lost cursor): everything is there already, nothing doubles.
+            a.cursor = TeamPublish.Cursor.START;
+            TeamPublish.Report fromStart = a.publish();
+            assertThat(fromStart.stored().added()).isZero();
+            assertThat(fromStart.stored().unchanged()).isEqualTo(2);
+            try (SolrMemoryStore t = team("reader-view")) {
+                assertThat(t.stats().memories()).isEqualTo(5);
+            }
+        }
+    }
+
+    @Test
+    void whatIsPublishedIsRedactedAgainOnTheWayOut(@TempDir Path dir) {
+        Memory ticket = memory("r1", "Support ticket ACME-4821 traced the outage to the expired certificate.");
+        Redactor teamRules = Redactor.builder().addRule("acme-ticket", Pattern.compile("ACME-\\d{4}")).build();
+        try (MemoryStore local = FunesStore.open(dir, embedder);
+             SolrMemoryStore t = team("machine-r", TeamCluster.PUBLISHER, teamRules)) {
+            local.add(ticket);
+            TeamPublish.Report r = TeamPublish.publish(local, t, Set.of(), TeamPublish.Cursor.START, "machine-r", c -> { });
+            assertThat(r.stored().added()).isEqualTo(1);
+            assertThat(r.stored().embedded()).as("the redacted text is a new text").isEqualTo(1);
+            assertThat(local.get(ticket.id())).contains(ticket);
+            assertThat(t.get(ticket.id())).isEmpty();
+            List<SearchHit> hits = t.search(SearchRequest.of("expired certificate outage"));
+            assertThat(hits).hasSize(1);
+            assertThat(hits.get(0).memory().text()).contains("[REDACTED:acme-ticket]").doesNotContain("4821");
+        }
+    }
+
+    @Test
+    void onlyTheNamedProjectsArePublished(@TempDir Path dir) {
+        Memory mine = Memory.builder(MemoryKind.NOTE, "codex", "Shared knowledge about the billing service.")
+                .project("/work/billing").build();
+        Memory privateOne = Memory.builder(MemoryKind.NOTE, "codex", "Notes about my side project.")
+                .project("/home/me/side").build();
+        try (MemoryStore local = FunesStore.open(dir, embedder); SolrMemoryStore t = team("machine-p")) {
+            local.addAll(List.of(mine, privateOne));
+            TeamPublish.publish(local, t, Set.of("/work/billing"), TeamPublish.Cursor.START, "machine-p", c -> { });
+            assertThat(t.get(mine.id())).isPresent();
+            assertThat(t.get(privateOne.id())).isEmpty();
+            assertThat(t.stats().memories()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFailingTeamLeavesTheLocalSearchAnsweringWithAWarning(@TempDir Path dir) throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        TeamUrl nowhere = new TeamUrl(List.of(URI.create("http://127.0.0.1:" + closedPort + "/solr")), COLLECTION);
+        try (MemoryStore local = FunesStore.open(dir, embedder)) {
+            local.addAll(List.of(memory("l1", "Rotate the signing keys every ninety days."),
+                    memory("l2", "The staging database is restored from a snapshot every night.")));
+            SearchRequest request = SearchRequest.of("how often are the signing keys rotated");
+            FederatedSearch.Result r = FederatedSearch.search(local, () -> SolrMemoryStore.open(
+                    TeamConnection.open(nowhere, Optional.empty()), embedder, TeamOptions.defaults()), request, 60_000);
+            assertThat(r.warning()).hasValueSatisfying(w -> assertThat(w).contains("could not be searched")
+                    .contains("local results only"));
+            List<String> localIds = local.search(request).stream().map(h -> h.memory().id()).toList();
+            assertThat(r.hits()).extracting(h -> h.hit().memory().id()).containsExactlyElementsOf(localIds);
+            assertThat(r.hits()).allSatisfy(h -> assertThat(h.source()).isEqualTo(FederatedSearch.Source.LOCAL));
+        }
+    }
+
+    @Test
+    void aReaderMaySearchButNotPublish(@TempDir Path dir) {
+        Memory m = memory("w1", "Readers may search the team memory but not write to it.");
+        try (MemoryStore local = FunesStore.open(dir, embedder);
+             SolrMemoryStore asReader = team("machine-w", TeamCluster.READER, Redactor.standard())) {
+            local.add(m);
+            List<TeamPublish.Cursor> saved = new ArrayList<>();
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> TeamPublish.publish(local, asReader, Set.of(),
+                    TeamPublish.Cursor.START, "machine-w", saved::add)))
+                    .isInstanceOf(dev.funes.StoreException.class)
+                    .hasMessageContaining("user reader may not do this")
+                    .hasMessageContaining("HTTP 403");
+            assertThat(saved).as("the cursor does not move past what failed").isEmpty();
+            assertThat(asReader.search(SearchRequest.of("team memory readers"))).isEmpty();
+            assertThat(asReader.stats().memories()).isZero();
+        }
+    }
+}
