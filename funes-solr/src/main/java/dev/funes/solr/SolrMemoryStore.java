@@ -389,8 +389,8 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         ensureOpen();
         Map<String, Memory> found = new HashMap<>();
         for (List<String> chunk : chunks(new ArrayList<>(new HashSet<>(ids)))) {
-            SolrQuery q = new SolrQuery("{!terms f=id separator=\" \" v=$ids}");
-            q.set("ids", String.join(" ", chunk));
+            SolrQuery q = new SolrQuery("{!terms f=id separator=\" \" v=$idlist}");
+            q.set("idlist", String.join(" ", chunk)); // not "ids": Solr's distributed search reserves it
             q.addFilterQuery("doc:" + MemoryDocs.MEMORY);
             q.setFields(MemoryDocs.FIELDS);
             q.setRows(chunk.size());

@@ -204,6 +204,22 @@ class TeamTest {
     }
 
     @Test
+    void aPassageHitRollsUpToItsExchangeWithThePassage() {
+        Memory exchange = Memory.builder(MemoryKind.EXCHANGE, "claude-code",
+                "User: our builds take ages, any idea?\nAssistant: a few options are below.").session("p1").build();
+        Memory passage = Memory.builder(MemoryKind.PASSAGE, "claude-code",
+                "Builds take ages\nEnable the Gradle configuration cache to cut a minute off every build.")
+                .session("p1").metadata(Memory.PASSAGE_OF, exchange.id()).build();
+        try (SolrMemoryStore t = team("machine-x")) {
+            t.addAll(List.of(exchange, passage));
+            List<SearchHit> hits = t.search(SearchRequest.of("gradle configuration cache"));
+            assertThat(hits).hasSize(1);
+            assertThat(hits.get(0).memory()).isEqualTo(exchange);
+            assertThat(hits.get(0).passage()).isEqualTo(passage);
+        }
+    }
+
+    @Test
     void onlyTheNamedProjectsArePublished(@TempDir Path dir) {
         Memory mine = Memory.builder(MemoryKind.NOTE, "codex", "Shared knowledge about the billing service.")
                 .project("/work/billing").build();
