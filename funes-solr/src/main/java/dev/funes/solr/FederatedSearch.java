@@ -101,6 +101,12 @@ public final class FederatedSearch {
      * its best match. A memory in both is one hit, with the local store's scores.
      */
     static List<Hit> merge(SearchRequest request, List<SearchHit> local, List<TeamHit> team) {
+        if (team.isEmpty() || local.isEmpty()) { // one ranking: as that store ranked it
+            List<Hit> one = new ArrayList<>();
+            local.forEach(h -> one.add(new Hit(h, Source.LOCAL, null, null)));
+            team.forEach(t -> one.add(new Hit(t.hit(), Source.TEAM, t.origin(), t.owner())));
+            return one;
+        }
         Map<String, Hit> hits = new LinkedHashMap<>();
         for (SearchHit h : local) {
             hits.put(h.memory().id(), new Hit(h, Source.LOCAL, null, null));
