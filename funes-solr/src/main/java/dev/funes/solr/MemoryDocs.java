@@ -68,6 +68,7 @@ final class MemoryDocs {
         Instant t = m.endedAt() != null ? m.endedAt() : m.startedAt();
         if (t != null) {
             d.setField("time_ns", nanos(t));
+            d.setField("start_ns", nanos(m.startedAt() != null ? m.startedAt() : m.endedAt()));
         }
         if (!m.metadata().isEmpty()) {
             d.setField("metadata_json", json(m.metadata()));

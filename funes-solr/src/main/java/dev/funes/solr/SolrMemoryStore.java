@@ -100,7 +100,16 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         Objects.requireNonNull(conn, "conn");
         Objects.requireNonNull(embedder, "embedder");
         Objects.requireNonNull(options, "options");
-        SolrDocument meta = TeamSetup.meta(conn);
+        try {
+            return open(conn, embedder, options, TeamSetup.meta(conn));
+        } catch (RuntimeException e) {
+            conn.close();
+            throw e;
+        }
+    }
+
+    private static SolrMemoryStore open(TeamConnection conn, Embedder embedder, TeamOptions options,
+                                        SolrDocument meta) {
         if (meta == null) {
             throw new StoreException("the team collection " + conn.url() + " is not set up for Funes: run funes team init "
                     + conn.url());
@@ -443,11 +452,13 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         ensureOpen();
         SolrQuery q = new SolrQuery("*:*");
         q.addFilterQuery("doc:" + MemoryDocs.MEMORY);
-        q.addFilterQuery("-kind:" + MemoryKind.PASSAGE.label());
         q.setRows(0);
+        // As the local store counts them: a session's memories without its passages (at least 1),
+        // its first start and last end.
         q.set("json.facet", "{sessions:{type:terms,field:session_key,limit:" + limit
-                + ",sort:\"last desc\",refine:true,facet:{last:\"max(time_ns)\",first:\"min(time_ns)\","
-                + "project:{type:terms,field:project,limit:1}}}}");
+                + ",sort:\"last desc\",refine:true,facet:{last:\"max(time_ns)\",first:\"min(start_ns)\","
+                + "own:{type:query,q:\"-kind:" + MemoryKind.PASSAGE.label() + "\"},"
+                + "project:{type:terms,field:project,limit:1,sort:\"index desc\"}}}}");
         NamedList<?> facets = facets(query(q, "list recent sessions"));
         List<SessionInfo> out = new ArrayList<>();
         Object sessions = facets == null ? null : facets.get("sessions");
@@ -461,8 +472,10 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
                         && !pb.isEmpty()) {
                     project = String.valueOf(((NamedList<?>) pb.get(0)).get("val"));
                 }
+                long own = b.get("own") instanceof NamedList<?> ownFacet && ownFacet.get("count") instanceof Number c
+                        ? c.longValue() : 0;
                 out.add(new SessionInfo(key.substring(0, sep), key.substring(sep + 1), project,
-                        instantOf(b.get("first")), instantOf(b.get("last")), ((Number) b.get("count")).longValue()));
+                        instantOf(b.get("first")), instantOf(b.get("last")), Math.max(own, 1)));
             }
         }
         // Sessions without times last, as the local store lists them.

@@ -220,6 +220,78 @@ class TeamTest {
     }
 
     @Test
+    void recentSessionsAreLatestFirstWithTheirCountsAndTimes() {
+        java.time.Instant t = java.time.Instant.parse("2025-05-01T10:00:00Z");
+        Memory early = Memory.builder(MemoryKind.NOTE, "codex", "Early session, first note.").session("early")
+                .project("/p/one").time(t, t.plusSeconds(60)).build();
+        Memory early2 = Memory.builder(MemoryKind.NOTE, "codex", "Early session, second note.").session("early")
+                .project("/p/one").time(t.plusSeconds(120), t.plusSeconds(180)).build();
+        Memory late = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "Late session exchange.").session("late")
+                .project("/p/two").time(t.plusSeconds(3600), t.plusSeconds(3700)).build();
+        Memory latePassage = Memory.builder(MemoryKind.PASSAGE, "claude-code", "Late\nsession passage.")
+                .session("late").project("/p/two").time(t.plusSeconds(3600), t.plusSeconds(3700))
+                .metadata(Memory.PASSAGE_OF, late.id()).build();
+        Memory undated = Memory.builder(MemoryKind.NOTE, "codex", "A session without times.").session("undated").build();
+        try (SolrMemoryStore team = team("machine-s")) {
+            team.addAll(List.of(early, early2, late, latePassage, undated));
+            List<dev.funes.SessionInfo> sessions = team.recentSessions(10);
+            assertThat(sessions).extracting(dev.funes.SessionInfo::session).containsExactly("late", "early", "undated");
+            dev.funes.SessionInfo lateInfo = sessions.get(0);
+            assertThat(lateInfo.agent()).isEqualTo("claude-code");
+            assertThat(lateInfo.project()).isEqualTo("/p/two");
+            assertThat(lateInfo.memories()).as("passages do not count").isEqualTo(1);
+            assertThat(lateInfo.lastAt()).isEqualTo(t.plusSeconds(3700));
+            dev.funes.SessionInfo earlyInfo = sessions.get(1);
+            assertThat(earlyInfo.memories()).isEqualTo(2);
+            assertThat(earlyInfo.firstAt()).isEqualTo(t);
+            assertThat(earlyInfo.lastAt()).isEqualTo(t.plusSeconds(180));
+            assertThat(sessions.get(2).lastAt()).isNull();
+            assertThat(team.recentSessions(1)).extracting(dev.funes.SessionInfo::session).containsExactly("late");
+        }
+    }
+
+    @Test
+    void initIsSafeToRunAgainAndAnotherModelIsRefused() {
+        try (TeamConnection conn = cluster.connect(COLLECTION)) {
+            TeamSetup.Outcome again = TeamSetup.init(conn, embedder.modelId(), embedder.dimension(), 2, 2);
+            assertThat(again.created()).isFalse();
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() ->
+                    TeamSetup.init(conn, "bge-small-en-v15-q", 384, 2, 2)))
+                    .hasMessageContaining("exists with model " + embedder.modelId());
+        }
+        // The same vectors under another model's name: what a store of another model looks like.
+        Embedder other = new Embedder() {
+            @Override
+            public String modelId() {
+                return "another-model";
+            }
+
+            @Override
+            public int dimension() {
+                return embedder.dimension();
+            }
+
+            @Override
+            public List<float[]> embedDocuments(List<String> texts) {
+                return embedder.embedDocuments(texts);
+            }
+
+            @Override
+            public float[] embedQuery(String query) {
+                return embedder.embedQuery(query);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> SolrMemoryStore.open(
+                cluster.connect(COLLECTION, TeamCluster.READER), other, TeamOptions.defaults())))
+                .hasMessageContaining("holds vectors of model " + embedder.modelId())
+                .hasMessageContaining("another-model");
+    }
+
+    @Test
     void onlyTheNamedProjectsArePublished(@TempDir Path dir) {
         Memory mine = Memory.builder(MemoryKind.NOTE, "codex", "Shared knowledge about the billing service.")
                 .project("/work/billing").build();
