@@ -41,7 +41,8 @@ class PackagedJarIT {
     private static final Path LIB = Path.of(System.getProperty("funes.cli.lib", "target/lib"));
     /** The project's jars the launcher loads, by module name. */
     private static final Set<String> FUNES_MODULES =
-            Set.of("dev.funes.core", "dev.funes.embed", "dev.funes.store", "dev.funes.git", "dev.funes.ui", "dev.funes.cli",
+            Set.of("dev.funes.core", "dev.funes.embed", "dev.funes.store", "dev.funes.git", "dev.funes.ui", "dev.funes.solr",
+                    "dev.funes.cli",
                     "dev.funes.model.minilmq", "dev.funes.model.minilm", "dev.funes.model.bge",
                     "dev.funes.model.e5");
 
