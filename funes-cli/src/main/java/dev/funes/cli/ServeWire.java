@@ -41,7 +41,9 @@ final class ServeWire {
         if (args[0].equals("check")) {
             return List.of(args).contains("--quick");
         }
-        return SERVED.contains(args[0]);
+        // A team search runs here: the team's credentials are this process's environment's.
+        return SERVED.contains(args[0]) && List.of(args).stream().noneMatch(a -> a.equals("--team")
+                || a.startsWith("--team="));
     }
 
     /**

@@ -90,6 +90,14 @@ class TeamCliTest {
     }
 
     @Test
+    void aResidentServerLeavesTeamSearchesToTheCallingProcess() {
+        // The team's credentials are in the caller's environment, not the server's.
+        assertThat(ServeWire.served(new String[] {"search", "--team", nowhere, "query"})).isFalse();
+        assertThat(ServeWire.served(new String[] {"search", "--team=" + nowhere, "query"})).isFalse();
+        assertThat(ServeWire.served(new String[] {"search", "query"})).isTrue();
+    }
+
+    @Test
     void teamInitNeedsAReachableSolr() {
         Result r = funes("team", "init", "--store", store.toString(), nowhere);
         assertThat(r.status()).isEqualTo(1);
