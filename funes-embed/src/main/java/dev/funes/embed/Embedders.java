@@ -80,7 +80,8 @@ public final class Embedders {
      * <p>The {@code .onnx} resource is copied to a temporary file because ONNX Runtime loads
      * from a path or a heap array; a file keeps the 23 to 90 MB off the Java heap. The file is
      * deleted as soon as the session is created (ONNX Runtime keeps the model in native memory),
-     * so nothing accumulates in the temporary folder.
+     * so nothing accumulates in the temporary folder; the document session, made on first use,
+     * copies it again.
      *
      * @throws EmbeddingException if the model's jar is not on the class path or the model fails to load
      */
@@ -94,16 +95,28 @@ public final class Embedders {
         EmbedderOptions options = model.options().withBatchSize(batchSize);
         ClassLoader loader = classLoader();
         String what = "bundled model " + model.id();
-        Path copy = null;
-        try (InputStream onnx = resource(loader, model, model.modelResource());
-             InputStream tokenizer = resource(loader, model, model.tokenizerResource())) {
-            copy = Files.createTempFile("funes-" + model.id() + "-", ".onnx");
-            Files.copy(onnx, copy, StandardCopyOption.REPLACE_EXISTING);
-            return OnnxEmbedder.open(model.id(), copy, tokenizer, options, what);
+        OnnxEmbedder.ModelFile file = new OnnxEmbedder.ModelFile() {
+            @Override
+            public Path open() throws IOException {
+                Path copy = Files.createTempFile("funes-" + model.id() + "-", ".onnx");
+                try (InputStream onnx = resource(loader, model, model.modelResource())) {
+                    Files.copy(onnx, copy, StandardCopyOption.REPLACE_EXISTING);
+                    return copy;
+                } catch (IOException | RuntimeException e) {
+                    deleteTemporaryCopy(copy);
+                    throw e;
+                }
+            }
+
+            @Override
+            public void done(Path copy) {
+                deleteTemporaryCopy(copy);
+            }
+        };
+        try (InputStream tokenizer = resource(loader, model, model.tokenizerResource())) {
+            return OnnxEmbedder.open(model.id(), file, tokenizer, options, what);
         } catch (IOException e) {
             throw new EmbeddingException("cannot read " + what + " from the class path: " + e.getMessage(), e);
-        } finally {
-            deleteTemporaryCopy(copy);
         }
     }
 
@@ -180,11 +193,41 @@ public final class Embedders {
                     + " (a folder model needs " + MODEL_FILE + " and " + TOKENIZER_FILE + ")");
         }
         String modelId = directoryModelId(folder, modelFile, tokenizerFile, options);
+        OnnxEmbedder.ModelFile file;
+        try {
+            file = folderFile(modelFile);
+        } catch (IOException e) {
+            throw new EmbeddingException("cannot read " + modelFile + ": " + e.getMessage(), e);
+        }
         try (InputStream tokenizer = Files.newInputStream(tokenizerFile)) {
-            return OnnxEmbedder.open(modelId, modelFile, tokenizer, options, "model folder " + folder);
+            return OnnxEmbedder.open(modelId, file, tokenizer, options, "model folder " + folder);
         } catch (IOException e) {
             throw new EmbeddingException("cannot read " + tokenizerFile + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A folder's {@code model.onnx}, which must stay as it was when the model was opened: the
+     * document session, made on first use, would otherwise give vectors of another model under
+     * the id computed at opening.
+     */
+    private static OnnxEmbedder.ModelFile folderFile(Path modelFile) throws IOException {
+        long size = Files.size(modelFile);
+        java.nio.file.attribute.FileTime modified = Files.getLastModifiedTime(modelFile);
+        return new OnnxEmbedder.ModelFile() {
+            @Override
+            public Path open() throws IOException {
+                if (Files.size(modelFile) != size || !Files.getLastModifiedTime(modelFile).equals(modified)) {
+                    throw new IOException(modelFile + " changed since the model was opened; open it again");
+                }
+                return modelFile;
+            }
+
+            @Override
+            public void done(Path file) {
+                // The user's file: it stays.
+            }
+        };
     }
 
     private static String directoryModelId(Path folder, Path modelFile, Path tokenizerFile, EmbedderOptions options) {

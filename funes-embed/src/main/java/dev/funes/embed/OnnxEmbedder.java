@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * hybrid search runs its full-text ranking on both cores of a small machine at the same moment
  * as the query embedding: a spinning pool that lost its core to the ranking made the 1M hybrid
  * search about 1.8 times slower (docs/BENCHMARKS.md). One short query gains little from a
- * second thread anyway, and documents keep the session that uses every core.
+ * second thread anyway, and documents keep the session that uses every core. The document
+ * session is made on the first {@link #embedDocuments}: a command that only searches never pays
+ * for it (0.2 s of CPU, docs/BENCHMARKS.md).
  */
 final class OnnxEmbedder implements Embedder {
 
@@ -61,8 +63,11 @@ final class OnnxEmbedder implements Embedder {
     private final String modelId;
     private final EmbedderOptions options;
     private final HuggingFaceTokenizer tokenizer;
-    private final Model model;
-    private final Predictor<List<TokenWindow>, float[][]> predictor;
+    private final ModelFile modelFile;
+    private final String what;
+    private final List<String> inputs;
+    private Model model; // guarded by lock; null until the first document is embedded
+    private Predictor<List<TokenWindow>, float[][]> predictor; // guarded by lock
     private final Model queryModel;
     private final Predictor<List<TokenWindow>, float[][]> queryPredictor;
     private final ReentrantLock lock = new ReentrantLock();
@@ -75,24 +80,27 @@ final class OnnxEmbedder implements Embedder {
     private final int prefixLead;
     private boolean closed; // guarded by lock
 
-    private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, Model model,
-                         Predictor<List<TokenWindow>, float[][]> predictor, Model queryModel,
+    private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, ModelFile modelFile,
+                         String what, List<String> inputs, Model queryModel,
                          Predictor<List<TokenWindow>, float[][]> queryPredictor) {
         this.modelId = modelId;
         this.options = options;
         this.tokenizer = tokenizer;
-        this.model = model;
-        this.predictor = predictor;
+        this.modelFile = modelFile;
+        this.what = what;
+        this.inputs = inputs;
         this.queryModel = queryModel;
         this.queryPredictor = queryPredictor;
         Encoding prefix = options.documentPrefix().isEmpty() ? null : encode(options.documentPrefix(), -1);
         this.prefixIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getIds());
         this.prefixTypeIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getTypeIds());
         this.prefixLead = prefix == null ? 0 : leadingSpecialTokens(prefix);
-        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), false, 1, predictor).get(0),
-                embed(PROBE.subList(1, 2), false, 1, predictor).get(0));
+        // The query session answers the probe: whether a model's vectors depend on their batch is
+        // the model's property, not its session's thread count.
+        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), false, 1, queryPredictor).get(0),
+                embed(PROBE.subList(1, 2), false, 1, queryPredictor).get(0));
         this.dimension = alone.get(0).length;
-        this.batchSize = batchIndependent(alone, embed(PROBE, false, 2, predictor)) ? options.batchSize() : 1;
+        this.batchSize = batchIndependent(alone, embed(PROBE, false, 2, queryPredictor)) ? options.batchSize() : 1;
     }
 
     /**
@@ -122,13 +130,11 @@ final class OnnxEmbedder implements Embedder {
      * @param tokenizerJson a HuggingFace {@code tokenizer.json}, read and left open
      * @param what          names the model's origin in error messages
      */
-    static OnnxEmbedder open(String modelId, Path modelFile, InputStream tokenizerJson, EmbedderOptions options,
+    static OnnxEmbedder open(String modelId, ModelFile modelFile, InputStream tokenizerJson, EmbedderOptions options,
                              String what) {
         DjlSettings.applyOfflineDefaults();
         long start = System.nanoTime();
         HuggingFaceTokenizer tokenizer = null;
-        Model model = null;
-        Predictor<List<TokenWindow>, float[][]> predictor = null;
         Model queryModel = null;
         Predictor<List<TokenWindow>, float[][]> queryPredictor = null;
         startEngine();
@@ -145,14 +151,12 @@ final class OnnxEmbedder implements Embedder {
                 throw new EmbeddingException("cannot read the tokenizer of " + what + ": " + rootMessage(e), e);
             }
             try {
-                model = Model.newInstance(modelId, Device.cpu(), ENGINE);
-                model.load(modelFile);
                 queryModel = Model.newInstance(modelId + "-query", Device.cpu(), ENGINE);
-                queryModel.load(modelFile, null, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
+                load(queryModel, modelFile, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
             } catch (Exception e) {
                 throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
             }
-            List<String> inputs = model.describeInput().keys();
+            List<String> inputs = queryModel.describeInput().keys();
             for (String input : inputs) {
                 if (!WindowBatchTranslator.KNOWN_INPUTS.contains(input)) {
                     throw new EmbeddingException("the ONNX model of " + what + " takes an input named '" + input
@@ -162,11 +166,10 @@ final class OnnxEmbedder implements Embedder {
             if (!inputs.contains(WindowBatchTranslator.INPUT_IDS)) {
                 throw new EmbeddingException("the ONNX model of " + what + " has no input_ids input; inputs: " + inputs);
             }
-            predictor = model.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
             queryPredictor = queryModel.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
             OnnxEmbedder embedder;
             try {
-                embedder = new OnnxEmbedder(modelId, options, tokenizer, model, predictor, queryModel, queryPredictor);
+                embedder = new OnnxEmbedder(modelId, options, tokenizer, modelFile, what, inputs, queryModel, queryPredictor);
             } catch (EmbeddingException e) {
                 throw new EmbeddingException("the ONNX model of " + what + " fails on a test input: " + e.getMessage(), e);
             }
@@ -174,12 +177,69 @@ final class OnnxEmbedder implements Embedder {
                     embedder.dimension, inputs, embedder.batchSize, (System.nanoTime() - start) / 1_000_000);
             return embedder;
         } catch (RuntimeException e) {
-            closeQuietly(queryPredictor, queryModel, predictor, model, tokenizer);
+            closeQuietly(queryPredictor, queryModel, tokenizer);
             if (e instanceof EmbeddingException) {
                 throw e;
             }
             throw new EmbeddingException("cannot start the model of " + what + ": " + rootMessage(e), e);
         }
+    }
+
+    /** Makes a session of the model's file; the file need exist only meanwhile. */
+    private static void load(Model model, ModelFile file, Map<String, String> sessionOptions) throws Exception {
+        Path path = file.open();
+        try {
+            model.load(path, null, sessionOptions);
+        } finally {
+            file.done(path);
+        }
+    }
+
+    /**
+     * The session that embeds documents, on every core, made the first time it is needed.
+     *
+     * @throws EmbeddingException if the model cannot be loaded (its file gone or changed since the
+     *                            query session was made of it)
+     */
+    private Predictor<List<TokenWindow>, float[][]> documentSession() {
+        lock.lock();
+        try {
+            ensureOpen();
+            if (predictor == null) {
+                Model loaded = Model.newInstance(modelId, Device.cpu(), ENGINE);
+                try {
+                    load(loaded, modelFile, null);
+                    predictor = loaded.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
+                    model = loaded;
+                } catch (Exception e) {
+                    loaded.close();
+                    throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
+                }
+            }
+            return predictor;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the document session was made; for tests. */
+    boolean documentSessionOpen() {
+        lock.lock();
+        try {
+            return predictor != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The model's {@code .onnx} file, each time a session is made of it: {@link #open()} gives a
+     * path, {@link #done(Path)} says it is no longer needed (a temporary copy is then deleted).
+     */
+    interface ModelFile {
+        Path open() throws IOException;
+
+        void done(Path file);
     }
 
     /**
@@ -213,7 +273,16 @@ final class OnnxEmbedder implements Embedder {
         for (String text : texts) {
             Objects.requireNonNull(text, "texts contains null");
         }
-        return embed(texts, true, batchSize, predictor);
+        if (texts.isEmpty()) {
+            lock.lock();
+            try {
+                ensureOpen(); // a closed embedder refuses even no work
+            } finally {
+                lock.unlock();
+            }
+            return new ArrayList<>();
+        }
+        return embed(texts, true, batchSize, documentSession());
     }
 
     private List<float[]> embed(List<String> texts, boolean documents, int maxBatch,
@@ -261,6 +330,8 @@ final class OnnxEmbedder implements Embedder {
             if (!closed) {
                 closed = true;
                 closeQuietly(queryPredictor, queryModel, predictor, model, tokenizer);
+                predictor = null;
+                model = null;
                 LOG.debug("closed {}", modelId);
             }
         } finally {
