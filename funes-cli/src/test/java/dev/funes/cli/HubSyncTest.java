@@ -126,6 +126,7 @@ class HubSyncTest {
             credentials(TOKEN);
             ok("push", remote, "--store", a.toString(), "--with-vectors");
             assertThat(hub.batchRequests.get()).as("the shards went through the LFS batch API").isPositive();
+            int uploaded = hub.verified.get();
 
             // What the remote holds: pointers, whose objects are in the LFS store; the website's files kept.
             Path plain = tmp.resolve("plain-clone");
@@ -137,6 +138,8 @@ class HubSyncTest {
                 }
             }
             assertThat(lfsFiles).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(uploaded).as("each uploaded object was verified")
+                    .isEqualTo(lfsFiles.stream().map(f -> readPointer(f).oid()).distinct().count());
             for (Path f : lfsFiles) {
                 GitLfs.Pointer p = GitLfs.Pointer.parse(Files.readAllBytes(f));
                 assertThat(p).as("%s is an LFS pointer", f).isNotNull();
@@ -202,6 +205,14 @@ class HubSyncTest {
             assertThat(imported.err()).contains("Git LFS objects into");
             assertThat(imported.out()).contains("6 memories added");
             assertThat(answers(c)).isEqualTo(answers(a));
+        }
+    }
+
+    private static GitLfs.Pointer readPointer(Path f) {
+        try {
+            return GitLfs.Pointer.parse(Files.readAllBytes(f));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -6,6 +6,7 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -23,7 +24,9 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.lfs.server.LargeFileRepository;
+import org.eclipse.jgit.lfs.lib.AnyLongObjectId;
 import org.eclipse.jgit.lfs.server.LfsProtocolServlet;
+import org.eclipse.jgit.lfs.server.Response;
 import org.eclipse.jgit.lfs.server.fs.FileLfsRepository;
 import org.eclipse.jgit.lfs.server.fs.FileLfsServlet;
 import org.eclipse.jgit.lib.Repository;
@@ -32,7 +35,9 @@ import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 /**
  * A git server as the Hub is one, in-process and on loopback only: JGit's smart HTTP server for
  * one bare repository, JGit's LFS server (batch API and object store on disk) at its
- * {@code info/lfs} endpoint, and HTTP basic authentication in front of both.
+ * {@code info/lfs} endpoint with a verify action added, and HTTP basic authentication in front of
+ * git and the batch API (object transfers and verify carry the authorization the batch response
+ * gave them, as the Hub's do).
  */
 final class LfsGitServer implements AutoCloseable {
 
@@ -41,6 +46,8 @@ final class LfsGitServer implements AutoCloseable {
     private final String url;
     /** Batch requests served, to show that a push went through LFS. */
     final AtomicInteger batchRequests = new AtomicInteger();
+    /** Verify calls that found their object, with the size the batch request gave. */
+    final AtomicInteger verified = new AtomicInteger();
 
     /**
      * @param bare the bare repository served as {@code /git/<its name>}
@@ -68,7 +75,32 @@ final class LfsGitServer implements AutoCloseable {
             }
         });
         context.addServlet(new ServletHolder(git), "/git/*");
-        FileLfsRepository objects = new FileLfsRepository(null, lfsStore);
+        // As the Hub does, each upload is followed by a verify call, authorized by the action's own header.
+        FileLfsRepository objects = new FileLfsRepository(null, lfsStore) {
+            @Override
+            public Response.Action getVerifyAction(AnyLongObjectId id) {
+                Response.Action a = new Response.Action();
+                a.href = getUrl().replace("/lfs/objects/", "/lfs/verify");
+                a.header = java.util.Map.of("Authorization", "verify-token");
+                return a;
+            }
+        };
+        ServletHolder verifyHolder = new ServletHolder(new HttpServlet() {
+            @Override
+            protected void doPost(HttpServletRequest req, HttpServletResponse rsp) throws IOException {
+                com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(req.getInputStream());
+                String oid = body.path("oid").asText();
+                Path object = oid.length() == 64 ? object(oid) : null;
+                if (object != null && Files.isRegularFile(object) && Files.size(object) == body.path("size").asLong()) {
+                    verified.incrementAndGet();
+                    rsp.setStatus(200);
+                } else {
+                    rsp.sendError(404);
+                }
+            }
+        });
+        context.addServlet(verifyHolder, "/lfs/verify");
         LfsProtocolServlet batch = new LfsProtocolServlet() {
             @Override
             protected LargeFileRepository getLargeFileRepository(LfsRequest request, String path, String auth) {
@@ -125,7 +157,9 @@ final class LfsGitServer implements AutoCloseable {
         public void doFilter(ServletRequest req, ServletResponse rsp, FilterChain chain)
                 throws IOException, ServletException {
             HttpServletRequest http = (HttpServletRequest) req;
-            String wanted = http.getRequestURI().startsWith("/lfs/objects/") ? "not:required" : expected;
+            String uri = http.getRequestURI();
+            String wanted = uri.startsWith("/lfs/objects/") ? "not:required" : uri.equals("/lfs/verify") ? "verify-token"
+                    : expected;
             if (wanted.equals(http.getHeader("Authorization"))) {
                 chain.doFilter(req, rsp);
                 return;
