@@ -2,12 +2,11 @@ package dev.funes.cli;
 
 import dev.funes.FunesException;
 import dev.funes.Memory;
-import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchRequest;
 import dev.funes.store.ForgetReport;
+import dev.funes.store.ForgetSelection;
 import dev.funes.store.FunesStore;
-import dev.funes.store.StoreVectors;
 import java.io.Console;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import picocli.CommandLine;
@@ -73,7 +71,7 @@ final class ForgetCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (OpenStore open = OpenStore.existing(storeOptions.dir())) {
-            Selection selection = select(open.store());
+            ForgetSelection selection = select(open.store());
             if (selection.isEmpty()) {
                 out.println("nothing to forget: no memory matches " + criteria());
                 return 0;
@@ -120,32 +118,7 @@ final class ForgetCommand implements Callable<Integer> {
         return String.join(" ", parts);
     }
 
-    /**
-     * What goes: the matching memories and the passages of those, and matching passages on their own.
-     *
-     * @param memories the matching memories that are not passages
-     * @param passages the passages that go, of those or on their own
-     */
-    private record Selection(List<Memory> memories, Set<String> passages) {
-
-        boolean isEmpty() {
-            return memories.isEmpty() && passages.isEmpty();
-        }
-
-        Set<String> ids() {
-            Set<String> all = new LinkedHashSet<>();
-            memories.forEach(m -> all.add(m.id()));
-            all.addAll(passages);
-            return all;
-        }
-
-        String describe() {
-            return memories.size() + (memories.size() == 1 ? " memory" : " memories")
-                    + (passages.isEmpty() ? "" : " (and " + passages.size() + (passages.size() == 1 ? " passage)" : " passages)"));
-        }
-    }
-
-    private Selection select(MemoryStore store) {
+    private ForgetSelection select(MemoryStore store) {
         SearchRequest filters = SearchRequest.builder("forget").session(session).project(project).before(before).build();
         Predicate<Memory> inFile = file == null ? m -> true : fromLogUnder(logPrefix());
         List<Memory> matching = new ArrayList<>();
@@ -160,25 +133,7 @@ final class ForgetCommand implements Callable<Integer> {
         } else {
             matching.addAll(FunesStore.vectors(store).scan(filters, inFile));
         }
-        List<Memory> memories = new ArrayList<>();
-        Set<String> passages = new LinkedHashSet<>();
-        Set<String> parents = new LinkedHashSet<>();
-        for (Memory m : matching) {
-            if (m.kind() == MemoryKind.PASSAGE) {
-                passages.add(m.id());
-            } else {
-                memories.add(m);
-                parents.add(m.id());
-            }
-        }
-        if (!parents.isEmpty()) {
-            StoreVectors vectors = FunesStore.vectors(store);
-            for (Memory p : vectors.scan(SearchRequest.builder("forget").kinds(MemoryKind.PASSAGE).build(),
-                    p -> parents.contains(p.metadata().get(Memory.PASSAGE_OF)))) {
-                passages.add(p.id());
-            }
-        }
-        return new Selection(memories, passages);
+        return FunesStore.toForget(store, matching);
     }
 
     /**

@@ -127,6 +127,18 @@ public final class FunesStore {
     }
 
     /**
+     * What {@link #forget} would remove for {@code selected}, to show or count before asking: the
+     * selected memories and the passages that go with them (a selected passage goes alone).
+     *
+     * @param store    a store opened by {@link FunesStore}
+     * @param selected the memories chosen to forget, as {@code get} or a scan returned them
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     */
+    public static ForgetSelection toForget(MemoryStore store, java.util.Collection<dev.funes.Memory> selected) {
+        return ForgetSelection.of(store, selected);
+    }
+
+    /**
      * The tables of {@code store} that link memories to git commits (see docs/WHY.md); valid while
      * the store is open.
      *

@@ -108,6 +108,34 @@ class ForgetTest {
         }
     }
 
+    @Test
+    void toForgetCountsTheSelectedMemoriesWithTheirPassagesAndALonePassageAlone(@TempDir Path dir) {
+        Memory parent = exchange();
+        Memory p1 = passage(parent, "zeppelin migration: rename the quokka column first");
+        Memory p2 = passage(parent, "the quokka backfill runs after the rename");
+        Memory other = Memory.builder(MemoryKind.NOTE, "api", "the release job signs the jar with the team key").build();
+        Memory otherPassage = passage(other, "the team key lives in the release vault");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            store.addAll(List.of(parent, p1, p2, other, otherPassage));
+
+            ForgetSelection selection = FunesStore.toForget(store, List.of(parent, parent, otherPassage));
+
+            assertThat(selection.memories()).extracting(Memory::id).containsExactly(parent.id());
+            assertThat(selection.passages()).containsExactlyInAnyOrder(p1.id(), p2.id(), otherPassage.id());
+            assertThat(selection.ids()).startsWith(parent.id()).hasSize(4);
+            assertThat(selection.describe()).isEqualTo("1 memory (and 3 passages)");
+            assertThat(FunesStore.toForget(store, List.of(other)).describe()).isEqualTo("1 memory (and 1 passage)");
+            ForgetSelection none = FunesStore.toForget(store, List.of());
+            assertThat(none.isEmpty()).isTrue();
+            assertThat(none.describe()).isEqualTo("0 memories");
+
+            ForgetReport report = FunesStore.forget(store, selection.ids());
+            assertThat(report.memories()).isEqualTo(1);
+            assertThat(report.passages()).isEqualTo(3);
+            assertThat(store.get(other.id())).isPresent();
+        }
+    }
+
     private static List<String> rows(Path dir, String sql) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));

@@ -1,16 +1,14 @@
 package dev.funes.ui;
 
 import dev.funes.Memory;
-import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchRequest;
 import dev.funes.store.ForgetReport;
+import dev.funes.store.ForgetSelection;
 import dev.funes.store.FunesStore;
 import dev.funes.store.StoreVectors;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Forgetting a memory, a session or a project, as {@code funes forget --id/--session/--project}
@@ -45,7 +43,7 @@ final class ForgetPage {
 
     String confirm(Query q) {
         Target target = Target.of(q);
-        Selection selection = select(target);
+        ForgetSelection selection = select(target);
         Html h = new Html();
         h.el("h1", null, "Forget " + target.what);
         if (selection.isEmpty()) {
@@ -77,7 +75,7 @@ final class ForgetPage {
 
     String perform(Query q) {
         Target target = Target.of(q);
-        Selection selection = select(target);
+        ForgetSelection selection = select(target);
         Html h = new Html();
         h.el("h1", null, "Forgotten");
         if (selection.isEmpty()) {
@@ -92,32 +90,7 @@ final class ForgetPage {
         return h.toString();
     }
 
-    /**
-     * What goes: the matching memories, and passages (of those, or matching on their own).
-     *
-     * @param memories the matching memories that are not passages
-     * @param passages the ids of the passages that go
-     */
-    private record Selection(List<Memory> memories, Set<String> passages) {
-
-        boolean isEmpty() {
-            return memories.isEmpty() && passages.isEmpty();
-        }
-
-        Set<String> ids() {
-            Set<String> all = new LinkedHashSet<>();
-            memories.forEach(m -> all.add(m.id()));
-            all.addAll(passages);
-            return all;
-        }
-
-        String describe() {
-            return memories.size() + (memories.size() == 1 ? " memory" : " memories")
-                    + (passages.isEmpty() ? "" : " (and " + passages.size() + (passages.size() == 1 ? " passage)" : " passages)"));
-        }
-    }
-
-    private Selection select(Target target) {
+    private ForgetSelection select(Target target) {
         StoreVectors vectors = FunesStore.vectors(store);
         List<Memory> matching = new ArrayList<>();
         switch (target.what) {
@@ -125,23 +98,6 @@ final class ForgetPage {
             case "session" -> matching.addAll(vectors.scan(SearchRequest.builder("forget").session(target.value).build(), null));
             default -> matching.addAll(vectors.scan(SearchRequest.builder("forget").project(target.value).build(), null));
         }
-        List<Memory> memories = new ArrayList<>();
-        Set<String> passages = new LinkedHashSet<>();
-        Set<String> parents = new LinkedHashSet<>();
-        for (Memory m : matching) {
-            if (m.kind() == MemoryKind.PASSAGE) {
-                passages.add(m.id());
-            } else {
-                memories.add(m);
-                parents.add(m.id());
-            }
-        }
-        if (!parents.isEmpty()) {
-            for (Memory p : vectors.scan(SearchRequest.builder("forget").kinds(MemoryKind.PASSAGE).build(),
-                    p -> parents.contains(p.metadata().get(Memory.PASSAGE_OF)))) {
-                passages.add(p.id());
-            }
-        }
-        return new Selection(memories, passages);
+        return FunesStore.toForget(store, matching);
     }
 }
