@@ -88,7 +88,7 @@ public final class HybridRanking {
         List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms(request.query()), options.rerank(),
                 Rollup.CANDIDATES_PER_HIT * request.limit());
         try {
-            return Rollup.apply(ranked, request.limit(), owners::apply);
+            return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), owners::apply);
         } catch (SQLException e) {
             throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);
         }

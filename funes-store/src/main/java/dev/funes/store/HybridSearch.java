@@ -136,7 +136,7 @@ final class HybridSearch {
         // Passages roll up to the memories they belong to: ask for more, so that k hits remain.
         List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms, options.rerank(),
                 Rollup.CANDIDATES_PER_HIT * request.limit());
-        return Rollup.apply(ranked, request.limit(), ids -> memoriesById(c, ids));
+        return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), ids -> memoriesById(c, ids));
     }
 
     /** The stored memories with these ids, by id; ids not stored are absent. */

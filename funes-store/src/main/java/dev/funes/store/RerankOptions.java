@@ -2,7 +2,7 @@ package dev.funes.store;
 
 /**
  * The local rerank stage that runs after fusion over the best candidates; it needs no network and
- * no model. Two adjustments, each shown in a hit's {@link dev.funes.ScoreParts#rerankAdjustment()}:
+ * no model. Three adjustments, each part of a hit's {@link dev.funes.ScoreParts#rerankAdjustment()}:
  *
  * <ul>
  *   <li><b>term proximity</b>: a bonus of up to {@code proximityWeight} for a memory whose text
@@ -12,7 +12,11 @@ package dev.funes.store;
  *   <li><b>near-duplicate demotion</b>: a hit whose text is near-identical (word 3-shingle
  *       Jaccard similarity at least {@code duplicateSimilarity}) to a higher-ranked hit of the
  *       same session loses {@code duplicateWeight}, so a distinct relevant memory comes before the
- *       repeat.</li>
+ *       repeat;</li>
+ *   <li><b>more matching passages</b>: when passages roll up to their memory (the memory takes the
+ *       place of its best candidate), the memory also gains {@code passageWeight} × the scores of
+ *       its next {@value #MORE_PASSAGES} best candidates among the ranked ones: a long exchange
+ *       that answers in several places ranks above one that matches in one sentence.</li>
  * </ul>
  *
  * @param proximityWeight     the largest proximity bonus, at least 0 (0 turns it off)
@@ -20,20 +24,35 @@ package dev.funes.store;
  * @param duplicateSimilarity the shingle Jaccard similarity from which two texts are near-duplicates, in (0, 1]
  * @param depth               how many of the best fused candidates are reranked, at least 1; the
  *                            others keep their fused score (a demoted hit may fall below them)
+ * @param passageWeight       the share of a memory's further matching candidates' scores added to
+ *                            it, at least 0 (0 turns it off)
  */
-public record RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth) {
+public record RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth,
+                            double passageWeight) {
 
-    /** Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100: the default. */
-    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100);
+    /** How many further candidates of one memory add to its score ({@code passageWeight}). */
+    public static final int MORE_PASSAGES = 2;
+
+    /**
+     * Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100, and a
+     * quarter of the next two matching candidates of a memory: the default (docs/EVALUATION.md).
+     */
+    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100, 0.25);
     /** No rerank stage: hits keep their fused order and score. */
-    public static final RerankOptions NONE = new RerankOptions(0, 0, 1, 1);
+    public static final RerankOptions NONE = new RerankOptions(0, 0, 1, 1, 0);
+
+    /** Options without the bonus for more matching passages ({@code passageWeight} 0). */
+    public RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth) {
+        this(proximityWeight, duplicateWeight, duplicateSimilarity, depth, 0);
+    }
 
     /** Validates the values. */
     public RerankOptions {
-        if (!(proximityWeight >= 0) || !(duplicateWeight >= 0) || Double.isInfinite(proximityWeight)
-                || Double.isInfinite(duplicateWeight)) {
+        if (!(proximityWeight >= 0) || !(duplicateWeight >= 0) || !(passageWeight >= 0)
+                || Double.isInfinite(proximityWeight) || Double.isInfinite(duplicateWeight)
+                || Double.isInfinite(passageWeight)) {
             throw new IllegalArgumentException("rerank weights must be finite and at least 0, were " + proximityWeight
-                    + " and " + duplicateWeight);
+                    + ", " + duplicateWeight + " and " + passageWeight);
         }
         if (!(duplicateSimilarity > 0 && duplicateSimilarity <= 1)) {
             throw new IllegalArgumentException("duplicateSimilarity must be in (0, 1], was " + duplicateSimilarity);
@@ -45,7 +64,7 @@ public record RerankOptions(double proximityWeight, double duplicateWeight, doub
 
     /** Whether this stage changes anything. */
     public boolean enabled() {
-        return proximityWeight > 0 || duplicateWeight > 0;
+        return proximityWeight > 0 || duplicateWeight > 0 || passageWeight > 0;
     }
 
     /** The default: {@link #DEFAULT}. */

@@ -2,10 +2,13 @@ package dev.funes.store;
 
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
+import dev.funes.ScoreParts;
 import dev.funes.SearchHit;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +17,10 @@ import java.util.Map;
  * Turns a ranking of memories and passages into a ranking of memories: each passage stands for
  * the memory it belongs to ({@link Memory#PASSAGE_OF}), a memory takes the place and score of its
  * best-ranked candidate (itself or one of its passages), and its hit carries its best passage. A
- * passage whose memory is gone (deleted since) is returned as a hit of its own.
+ * passage whose memory is gone (deleted since) is returned as a hit of its own. With a passage
+ * weight ({@link RerankOptions#passageWeight()}) a memory also gains that share of the scores of
+ * its next {@link RerankOptions#MORE_PASSAGES} best candidates, shown in its rerank part, and the
+ * memories are sorted again.
  */
 final class Rollup {
 
@@ -32,23 +38,34 @@ final class Rollup {
 
     /**
      * @param ranked candidates, best first
-     * @param limit  most hits returned
-     * @param lookup reads the memories that passages belong to
+     * @param limit         most hits returned
+     * @param passageWeight the share of a memory's further candidates' scores it gains, 0 for none
+     * @param lookup        reads the memories that passages belong to
      * @return at most {@code limit} hits, best first, each memory once
      */
-    static List<SearchHit> apply(List<SearchHit> ranked, int limit, Lookup lookup) throws SQLException {
+    static List<SearchHit> apply(List<SearchHit> ranked, int limit, double passageWeight, Lookup lookup)
+            throws SQLException {
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, Memory> passageOf = new LinkedHashMap<>();
+        Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
         for (SearchHit hit : ranked) {
             Memory m = hit.memory();
             String of = m.kind() == MemoryKind.PASSAGE ? m.metadata().get(Memory.PASSAGE_OF) : null;
             String key = of != null ? of : m.id();
             SearchHit first = groups.get(key);
             if (first == null) {
-                if (groups.size() == limit) {
+                // Without the bonus the order is final: stop at the limit. With it, a memory
+                // further down may still climb, so every candidate's memory is kept until sorted.
+                if (groups.size() == limit && passageWeight == 0) {
                     continue;
                 }
                 groups.put(key, hit);
+            } else if (passageWeight > 0) {
+                double[] counted = more.computeIfAbsent(key, k -> new double[2]);
+                if (counted[1] < RerankOptions.MORE_PASSAGES) {
+                    counted[0] += passageWeight * Math.max(0, hit.score());
+                    counted[1]++;
+                }
             }
             if (of != null && !passageOf.containsKey(key)) {
                 passageOf.put(key, m);
@@ -69,7 +86,21 @@ final class Rollup {
             if (owner == null) {
                 owner = passage;
             }
-            hits.add(new SearchHit(owner, best.score(), best.parts(), passage));
+            double[] bonus = more.get(e.getKey());
+            if (bonus == null) {
+                hits.add(new SearchHit(owner, best.score(), best.parts(), passage));
+            } else {
+                ScoreParts p = best.parts();
+                ScoreParts parts = ScoreParts.of(p.denseRank(), p.denseSimilarity(), p.lexicalRank(), p.lexicalScore(),
+                        p.denseContribution(), p.lexicalContribution(), p.rerankAdjustment() + bonus[0]);
+                hits.add(new SearchHit(owner, parts.fused(), parts, passage));
+            }
+        }
+        if (passageWeight > 0) {
+            hits.sort(Comparator.comparingDouble(SearchHit::score).reversed()); // stable: ties keep their order
+            if (hits.size() > limit) {
+                return new ArrayList<>(hits.subList(0, limit));
+            }
         }
         return hits;
     }

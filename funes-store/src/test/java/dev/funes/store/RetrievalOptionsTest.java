@@ -25,6 +25,8 @@ class RetrievalOptionsTest {
         assertThat(rrf.rerank().enabled()).isFalse();
         assertThat(RerankOptions.DEFAULT.proximityWeight()).isEqualTo(0.1);
         assertThat(RerankOptions.DEFAULT.duplicateWeight()).isEqualTo(0.5);
+        assertThat(RerankOptions.DEFAULT.passageWeight()).isEqualTo(0.25);
+        assertThat(RerankOptions.NONE.passageWeight()).isZero();
     }
 
     @Test
@@ -32,6 +34,7 @@ class RetrievalOptionsTest {
         assertThatThrownBy(() -> new FusionOptions(FusionOptions.Method.MINMAX, 0, 0, 60)).hasMessageContaining("weights");
         assertThatThrownBy(() -> new FusionOptions(FusionOptions.Method.RRF, 1, 1, 0)).hasMessageContaining("rrfK");
         assertThatThrownBy(() -> new RerankOptions(-1, 0.5, 0.8, 100)).hasMessageContaining("weights");
+        assertThatThrownBy(() -> new RerankOptions(0.1, 0.5, 0.8, 100, -0.1)).hasMessageContaining("weights");
         assertThatThrownBy(() -> new RerankOptions(0.1, 0.5, 0, 100)).hasMessageContaining("duplicateSimilarity");
         assertThatThrownBy(() -> new RerankOptions(0.1, 0.5, 0.8, 0)).hasMessageContaining("depth");
     }

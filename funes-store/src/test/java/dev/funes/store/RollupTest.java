@@ -1,0 +1,84 @@
+package dev.funes.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.ScoreParts;
+import dev.funes.SearchHit;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RollupTest {
+
+    private final Map<String, Memory> stored = new HashMap<>();
+
+    private Memory exchange(String id) {
+        Memory m = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "exchange " + id).id(id).session("s").build();
+        stored.put(id, m);
+        return m;
+    }
+
+    private static Memory passage(String id, String of) {
+        return Memory.builder(MemoryKind.PASSAGE, "claude-code", "passage " + id).id(id).session("s")
+                .metadata(Memory.PASSAGE_OF, of).build();
+    }
+
+    private static SearchHit candidate(Memory m, double dense, double lexical) {
+        ScoreParts parts = ScoreParts.of(1, 0.5, 1, 10, dense, lexical, 0);
+        return new SearchHit(m, parts.fused(), parts);
+    }
+
+    private List<SearchHit> rollup(List<SearchHit> ranked, int limit, double weight) throws Exception {
+        return Rollup.apply(ranked, limit, weight, ids -> {
+            Map<String, Memory> found = new HashMap<>();
+            ids.forEach(id -> found.put(id, stored.get(id)));
+            return found;
+        });
+    }
+
+    /** One exchange answering in one sentence, another in three: ranked as their best, then by all. */
+    private List<SearchHit> ranked() {
+        exchange("one");
+        exchange("three");
+        return List.of(
+                candidate(passage("one-a", "one"), 0.5, 0.4),     // 0.90
+                candidate(passage("three-a", "three"), 0.4, 0.4), // 0.80
+                candidate(passage("three-b", "three"), 0.3, 0.3), // 0.60
+                candidate(passage("three-c", "three"), 0.2, 0.2), // 0.40
+                candidate(passage("three-d", "three"), 0.2, 0.1)); // 0.30, past the two that count
+    }
+
+    @Test
+    void withoutAPassageWeightAMemoryTakesItsBestCandidatesPlace() throws Exception {
+        List<SearchHit> hits = rollup(ranked(), 10, 0);
+        assertThat(hits).extracting(h -> h.memory().id()).containsExactly("one", "three");
+        assertThat(hits.get(0).score()).isCloseTo(0.9, within(1e-9));
+        assertThat(hits.get(0).passage().id()).isEqualTo("one-a");
+        assertThat(hits.get(1).score()).isCloseTo(0.8, within(1e-9));
+    }
+
+    @Test
+    void moreMatchingPassagesLiftTheirMemoryAndThePartsStillAddUp() throws Exception {
+        List<SearchHit> hits = rollup(ranked(), 10, 0.25);
+        assertThat(hits).extracting(h -> h.memory().id()).containsExactly("three", "one");
+        SearchHit three = hits.get(0);
+        // 0.80 + 0.25 × (0.60 + 0.40): the next two candidates count, the fourth does not.
+        assertThat(three.score()).isCloseTo(1.05, within(1e-9));
+        assertThat(three.parts().rerankAdjustment()).isCloseTo(0.25, within(1e-9));
+        ScoreParts p = three.parts();
+        assertThat(p.denseContribution() + p.lexicalContribution() + p.rerankAdjustment()).isCloseTo(three.score(),
+                within(1e-9));
+        assertThat(three.passage().id()).isEqualTo("three-a");
+        assertThat(hits.get(1).score()).isCloseTo(0.9, within(1e-9));
+    }
+
+    @Test
+    void aMemoryPastTheLimitCanClimbIntoItWithThePassageWeight() throws Exception {
+        assertThat(rollup(ranked(), 1, 0)).extracting(h -> h.memory().id()).containsExactly("one");
+        assertThat(rollup(ranked(), 1, 0.25)).extracting(h -> h.memory().id()).containsExactly("three");
+    }
+}
