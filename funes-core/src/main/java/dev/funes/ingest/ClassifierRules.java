@@ -52,7 +52,11 @@ final class ClassifierRules {
             rule("chose", "\\b(?:chose|chosen|opted\\s+(?:for|to)|picked|settled\\s+on|went\\s+with|go(?:ing)?\\s+with|stick(?:ing)?\\s+with"
                     + "|let's\\s+use|let\\s+us\\s+use|we(?:'ll|\\s+will)\\s+use|(?:is|seems like|looks like)\\s+the\\s+best\\s+(?:fit|choice|option))\\b"),
             rule("because", "\\b(?:use[sd]?|using|chose|prefer(?:red)?|keep|kept|stick|drop(?:ped)?|avoid(?:ed)?|remov(?:e|ed)|want|need)\\b"
-                    + ".*\\b(?:because|since|so that|to avoid)\\b"));
+                    + ".*\\b(?:because|since|so that|to avoid)\\b"),
+            rule("we-want", "\\bwe\\s+(?:explicitly\\s+|really\\s+|definitely\\s+|specifically\\s+)?(?:don't|don\u2019t|do not)\\s+want\\b"
+                    + "|\\bwe\\s+(?:explicitly|specifically)\\s+want\\b|\\bbecause\\s+we\\s+(?:want|need)\\b"),
+            rule("first", "\\bwe\\s+(?:do|go|are|'re|stay|build|work)\\s+[\\w-]+-first\\b|\\b[\\w-]+-first\\s+is\\s+(?:a|the|our)\\b"),
+            rule("not-the-other", "\\w,\\s+not\\s+(?:a|an|the|some|just)\\s+\\w"));
 
     /** Conventions: said by the user only; first match names the rule. */
     static final List<Rule> CONVENTION = List.of(

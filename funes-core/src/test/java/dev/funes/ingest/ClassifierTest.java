@@ -96,6 +96,20 @@ class ClassifierTest {
     // ---- conventions -------------------------------------------------------------------------
 
     @Test
+    void aStatedWantAFirstPrincipleAndAContrastAreDecisions() {
+        Memory ex = exchange("User: We explicitly don't want hardcoded visual tests. Do we want the fixtures too?",
+                "Assistant: The agent drives the browser itself, not a pre-scripted runner.",
+                "User: We do container-first, so the loop never shares the laptop's screen.",
+                "Assistant: I want to know more. Depth-first search visits children before siblings.");
+        List<Memory> found = of(MemoryKind.DECISION, ex);
+        assertThat(found).extracting(m -> m.metadata().get("rule"))
+                .containsExactly("decision:we-want", "decision:not-the-other", "decision:first");
+        assertThat(found.get(0).text()).isEqualTo("Decision (user): We explicitly don't want hardcoded visual tests.");
+        assertThat(found.get(2).text())
+                .isEqualTo("Decision (user): We do container-first, so the loop never shares the laptop's screen.");
+    }
+
+    @Test
     void conventionsComeFromTheUser() {
         Memory ex = exchange("User: Always use AssertJ for assertions. Never commit generated files.\nplease use tabs in Makefiles.",
                 "Assistant: You should always run the tests. I will never commit generated files.");
