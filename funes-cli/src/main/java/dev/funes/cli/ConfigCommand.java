@@ -61,6 +61,8 @@ final class ConfigCommand implements Callable<Integer> {
         }
         rows.add(new Row(FunesConfig.REDACTION_RULES, ruleFiles,
                 ruleSources.isEmpty() ? "default: the built-in rules only" : "built-in rules, then " + String.join("; ", ruleSources)));
+        rows.add(config.team().map(t -> new Row(FunesConfig.TEAM, List.of(t.value().toString()), t.source()))
+                .orElseGet(() -> new Row(FunesConfig.TEAM, List.of(), "default: none (funes mcp searches the local store only)")));
         FunesConfig.Setting<Path> userFile = config.userFileState();
         FunesConfig.Setting<Path> storeFile = config.storeFileState();
         PrintWriter out = spec.commandLine().getOut();
@@ -72,7 +74,7 @@ final class ConfigCommand implements Callable<Integer> {
                     ArrayNode values = setting.putArray("value");
                     row.values().forEach(values::add);
                 } else {
-                    setting.put("value", row.values().get(0));
+                    setting.put("value", row.values().isEmpty() ? null : row.values().get(0));
                 }
                 setting.put("source", row.source());
             }

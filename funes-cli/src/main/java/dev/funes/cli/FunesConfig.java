@@ -24,6 +24,7 @@ final class FunesConfig {
     static final String INDEX_PATHS = "index-paths";
     static final String MODEL = "model";
     static final String REDACTION_RULES = "redaction-rules";
+    static final String TEAM = "team";
 
     /** The keys, each with whether its value is an array, in the order {@code funes config} shows them. */
     private static final Map<String, Boolean> KEYS = keys();
@@ -55,6 +56,7 @@ final class FunesConfig {
         keys.put(INDEX_PATHS, true);
         keys.put(MODEL, false);
         keys.put(REDACTION_RULES, false);
+        keys.put(TEAM, false);
         return keys;
     }
 
@@ -129,6 +131,21 @@ final class FunesConfig {
     /** A redaction rules file to add to the built-in rules (and the store's own rules file). */
     Optional<Setting<Path>> redactionRules() {
         return entry(REDACTION_RULES).map(e -> new Setting<>(path(e), e.where()));
+    }
+
+    /**
+     * The team collection the MCP server's {@code search_memory} also asks (docs/TEAM.md).
+     *
+     * @throws FunesException naming the file and line of a value that is not a team URL
+     */
+    Optional<Setting<dev.funes.solr.TeamUrl>> team() {
+        return entry(TEAM).map(e -> {
+            try {
+                return new Setting<>(dev.funes.solr.TeamUrl.parse(e.values().get(0)), e.where());
+            } catch (IllegalArgumentException ex) {
+                throw new FunesException(e.where() + ": " + ex.getMessage());
+            }
+        });
     }
 
     /** The user's config file and whether it exists. */

@@ -1,6 +1,8 @@
 package dev.funes.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.funes.solr.FederatedSearch;
+import dev.funes.solr.TeamUrl;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
@@ -23,6 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code funes mcp}: a Model Context Protocol server on stdin/stdout, serving the tools of
@@ -32,14 +35,24 @@ import picocli.CommandLine.Mixin;
  * <p>Stdout carries the protocol and nothing else: before the server starts, {@code System.out}
  * is pointed at stderr, so a stray print from any library cannot corrupt a message.
  */
-@Command(name = "mcp", description = "Serve the memory to agents over MCP (stdio): tools search_memory, why, remember, recent_sessions.")
+@Command(name = "mcp", description = "Serve the memory to agents over MCP (stdio): tools search_memory, why, remember, recent_sessions;"
+        + " with a team collection (--team or the config's team), search_memory searches it too.")
 final class McpCommand implements Callable<Integer> {
 
     @Mixin
     StoreOptions storeOptions;
 
+    @Option(names = "--team", paramLabel = "URL", description = "search_memory also searches this team collection"
+            + " (docs/TEAM.md); default: the config's team, if any. Credentials from FUNES_TEAM_USER and"
+            + " FUNES_TEAM_PASSWORD or the team credentials file, never from the command line.")
+    String team;
+
     @Override
     public Integer call() throws InterruptedException {
+        // Read before the protocol starts: a wrong URL (flag or FILE:LINE) fails the command at once.
+        Path dir = storeOptions.dir();
+        TeamUrl teamUrl = team != null ? TeamAccess.url(team)
+                : FunesConfig.of(dir).team().map(FunesConfig.Setting::value).orElse(null);
         // The real stdout, taken before anything else can write to it.
         OutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
         PrintStream previousOut = System.out;
@@ -50,12 +63,20 @@ final class McpCommand implements Callable<Integer> {
             // The store opens (and the model starts loading) on another thread while the server
             // starts and answers initialize: a client's handshake waits for neither, only its first
             // tool call waits for the store.
-            Path dir = storeOptions.dir();
             CompletableFuture<OpenStore> opening = new CompletableFuture<>();
             Thread opener = new Thread(() -> open(dir, opening, log), "funes-mcp-open");
             opener.setDaemon(true);
             opener.start();
-            McpTools tools = new McpTools(() -> opening.join().store(), Clock.systemUTC(), System.getProperty("user.dir"));
+            McpTools tools = new McpTools(() -> opening.join().store(), Clock.systemUTC(), System.getProperty("user.dir"),
+                    teamUrl == null ? null : request -> {
+                        OpenStore local = opening.join();
+                        return FederatedSearch.search(local.store(),
+                                () -> TeamAccess.open(teamUrl, local.embedder(), dir, null), request,
+                                TeamSearchRun.TIMEOUT_MILLIS);
+                    });
+            if (teamUrl != null) {
+                log.println("funes mcp: search_memory also searches the team collection " + teamUrl);
+            }
             // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
             McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
                     protocolIn, protocolOut, log);

@@ -12,6 +12,7 @@ import dev.funes.Provenance;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
+import dev.funes.solr.FederatedSearch;
 import dev.funes.why.Why;
 import dev.funes.why.WhyHit;
 import dev.funes.why.WhyRequest;
@@ -65,6 +66,8 @@ final class McpTools {
     private final java.util.function.Supplier<MemoryStore> opened;
     private final Clock clock;
     private final String defaultProject;
+    /** Searches the local store and the team collection at once; null when no team is configured. */
+    private final java.util.function.Function<SearchRequest, FederatedSearch.Result> team;
 
     /**
      * @param store          where memories are searched and notes stored; not closed by this
@@ -80,9 +83,19 @@ final class McpTools {
      * there until it is open.
      */
     McpTools(java.util.function.Supplier<MemoryStore> store, Clock clock, String defaultProject) {
+        this(store, clock, defaultProject, null);
+    }
+
+    /**
+     * Tools whose {@code search_memory} also asks a team collection: {@code team} searches the
+     * local store and the team at once (docs/TEAM.md); null for the local store alone.
+     */
+    McpTools(java.util.function.Supplier<MemoryStore> store, Clock clock, String defaultProject,
+             java.util.function.Function<SearchRequest, FederatedSearch.Result> team) {
         this.opened = store;
         this.clock = clock;
         this.defaultProject = defaultProject;
+        this.team = team;
     }
 
     private MemoryStore store() {
@@ -124,7 +137,10 @@ final class McpTools {
                 .title("Search memory")
                 .description("Search what was said and decided in earlier coding-agent sessions (hybrid "
                         + "semantic + keyword search), best first. Each hit cites its source: the log file "
-                        + "and the 1-based inclusive line range it was read from.")
+                        + "and the 1-based inclusive line range it was read from. When the server has a team "
+                        + "collection, it is searched too: each hit then says where it came from (from: local, "
+                        + "team or both; origin and owner of a team hit), and a team that cannot be searched "
+                        + "gives a warning and the local hits.")
                 .inputSchema(objectSchema(properties, List.of("query")))
                 .build();
     }
@@ -267,9 +283,25 @@ final class McpTools {
         }
         ObjectNode result = MAPPER.createObjectNode();
         ArrayNode hits = result.putArray("hits");
-        for (SearchHit hit : store().search(built)) {
-            hits.add(compactHit(hit));
+        if (team == null) {
+            for (SearchHit hit : store().search(built)) {
+                hits.add(compactHit(hit));
+            }
+            return result;
         }
+        FederatedSearch.Result both = team.apply(built);
+        for (FederatedSearch.Hit h : both.hits()) {
+            ObjectNode node = compactHit(h.hit());
+            node.put("from", h.source().name().toLowerCase(java.util.Locale.ROOT));
+            if (h.origin() != null) {
+                node.put("origin", h.origin());
+            }
+            if (h.owner() != null) {
+                node.put("owner", h.owner());
+            }
+            hits.add(node);
+        }
+        both.warning().ifPresent(w -> result.put("warning", w));
         return result;
     }
 

@@ -41,8 +41,14 @@ final class FunesProcess implements AutoCloseable {
     private volatile long peakRssKb = -1;
 
     private FunesProcess(List<String> command) throws IOException {
+        this(command, java.util.Map.of());
+    }
+
+    private FunesProcess(List<String> command, java.util.Map<String, String> env) throws IOException {
         this.command = command;
-        this.process = new ProcessBuilder(command).start();
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        this.process = builder.start();
         sampleRss();
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         pump(process.getInputStream(), outLines, out, "out");
@@ -52,6 +58,11 @@ final class FunesProcess implements AutoCloseable {
     /** Starts {@code funes ARGS} with the given maximum heap (e.g. {@code "384m"}). */
     static FunesProcess start(String maxHeap, String... args) throws IOException {
         return startMain(Main.class, maxHeap, args);
+    }
+
+    /** Starts {@code funes ARGS} with these environment variables added to this JVM's. */
+    static FunesProcess start(java.util.Map<String, String> env, String maxHeap, String... args) throws IOException {
+        return new FunesProcess(command(Main.class, maxHeap, args), env);
     }
 
     /** Starts {@code main} of the test classpath with {@code args} and the given maximum heap. */

@@ -103,4 +103,37 @@ class TeamCliTest {
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err()).startsWith("funes: cannot").contains(nowhere);
     }
+
+    @Test
+    void theConfigsTeamIsShownWithItsLineAndABadOneFailsNamingFileAndLine(@TempDir Path dir) throws Exception {
+        Path other = Files.createDirectories(dir.resolve("store"));
+        Path config = other.resolve("config.toml");
+        Files.writeString(config, "# the team's collection\nteam = \"" + nowhere + "\"\n");
+        Result shown = funes("config", "--store", other.toString());
+        assertThat(shown.status()).as(shown.err()).isZero();
+        assertThat(shown.out().lines().filter(l -> l.startsWith("team ")).findFirst().orElseThrow())
+                .contains(nowhere, config + ":2");
+        Result json = funes("config", "--json", "--store", other.toString());
+        assertThat(HitJson.MAPPER.readTree(json.out()).path("team").path("value").asText()).isEqualTo(nowhere);
+
+        String secret = "hunter2-" + System.nanoTime();
+        Files.writeString(config, "\nteam = \"ftp://ann:" + secret + "@127.0.0.1/solr/team\"\n");
+        for (String command : List.of("config", "mcp")) {
+            Result bad = funes(command, "--store", other.toString());
+            assertThat(bad.status()).as(command).isEqualTo(1);
+            assertThat(bad.err()).as(command).contains(config + ":2: a team URL must not hold credentials")
+                    .doesNotContain(secret);
+        }
+        Files.writeString(config, "team = \"solr/team\"\n");
+        assertThat(funes("mcp", "--store", other.toString()).err()).contains(config + ":1: not a team URL");
+    }
+
+    @Test
+    void withoutATeamTheConfigSaysMcpSearchesTheLocalStoreOnly() throws Exception {
+        Result json = funes("config", "--json", "--store", store.toString());
+        assertThat(json.status()).as(json.err()).isZero();
+        JsonNode team = HitJson.MAPPER.readTree(json.out()).path("team");
+        assertThat(team.path("value").isNull()).as(team.toString()).isTrue();
+        assertThat(team.path("source").asText()).contains("local store only");
+    }
 }
