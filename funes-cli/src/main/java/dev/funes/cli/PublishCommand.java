@@ -51,9 +51,10 @@ final class PublishCommand implements Callable<Integer> {
             TeamPublish.Report report = TeamPublish.publish(local.store(), teamStore, only, cursors.get(url, only),
                     from, cursor -> cursors.put(url, only, cursor));
             PrintWriter out = spec.commandLine().getOut();
-            out.printf("published to %s as %s: %d memories read, %d added, %d already there, %d embedded; %d deleted%n",
+            out.printf("published to %s as %s: %d memories read, %d added, %d already there, %d embedded;"
+                            + " %d changed; %d deleted%n",
                     url, from, report.read(), report.stored().added(), report.stored().unchanged(),
-                    report.stored().embedded(), report.deleted());
+                    report.stored().embedded(), report.changed(), report.deleted());
         }
         return 0;
     }

@@ -161,6 +161,40 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         return write(memories, null, List.of(), List.of(), Objects.requireNonNull(vectorsByTextHash)).stored();
     }
 
+    /**
+     * Stores again, with their metadata as given, those of {@code memories} (after redaction)
+     * that this store's origin published and whose metadata in the collection differs: a change
+     * made in place after publishing (a memory marked {@link SourceState#CHANGED_KEY}) reaches
+     * the team. Ids the collection lacks, or another origin published, are left alone.
+     *
+     * @return how many were stored again
+     */
+    public int republishChanged(Collection<Memory> memories) {
+        Objects.requireNonNull(memories, "memories");
+        ensureOpen();
+        writes.lock();
+        try {
+            Map<String, Memory> byId = new LinkedHashMap<>();
+            for (Memory m : memories) {
+                Memory redacted = options.store().redactor().redact(Objects.requireNonNull(m, "memory")).memory();
+                byId.putIfAbsent(redacted.id(), redacted);
+            }
+            Set<String> ours = options.origin() == null ? existing(byId.keySet(), "id")
+                    : existing(byId.keySet(), "id", "origin:" + quote(options.origin()));
+            Map<String, Memory> there = getAll(ours);
+            List<Memory> changed = new ArrayList<>();
+            for (String id : ours) {
+                Memory published = there.get(id);
+                if (published != null && !published.metadata().equals(byId.get(id).metadata())) {
+                    changed.add(byId.get(id));
+                }
+            }
+            return changed.isEmpty() ? 0 : write(List.of(), null, List.of(), changed, Map.of()).marked();
+        } finally {
+            writes.unlock();
+        }
+    }
+
     @Override
     public SourceUpdate replaceSource(Collection<Memory> memories, SourceState source, Set<String> keep) {
         Objects.requireNonNull(source, "source");

@@ -19,6 +19,9 @@ import java.util.function.Consumer;
  * store's redactor once more, then the local deletions since the cursor as deletions of this
  * origin's copies. The cursor advances after each page that arrived, so a publish that fails
  * part way resumes where it stopped; pages sent twice change nothing (adds are idempotent by id).
+ * Memories whose metadata changed in place since they were published (marked: their log changed)
+ * keep their position, so every publish compares the local marked memories with the team's
+ * copies and stores again those that differ.
  */
 public final class TeamPublish {
 
@@ -43,9 +46,10 @@ public final class TeamPublish {
      * @param read    local memories read (memories of the pages, including any sent before)
      * @param stored  what the team collection stored of them
      * @param deleted memories deleted from the team collection
+     * @param changed published memories stored again because their metadata changed locally
      * @param cursor  where the next publish starts
      */
-    public record Report(long read, AddResult stored, long deleted, Cursor cursor) {
+    public record Report(long read, AddResult stored, long deleted, long changed, Cursor cursor) {
     }
 
     private TeamPublish() {
@@ -94,6 +98,18 @@ public final class TeamPublish {
             }
             start = got.lastSeq() + 1;
         }
+        // After the new memories: a memory marked before its first publish went out with its mark.
+        long changed = 0;
+        for (long seq = 0; ; ) {
+            StoreChanges.Memories marked = StoreChanges.changed(local, seq, projects, page);
+            if (!marked.memories().isEmpty()) {
+                changed += team.republishChanged(marked.memories());
+            }
+            if (marked.memories().size() < page) {
+                break;
+            }
+            seq = marked.lastSeq() + 1;
+        }
         long deleted = 0;
         while (true) {
             List<StoreChanges.Deletion> gone = StoreChanges.deletions(local, cursor.deletedAt(), cursor.deletedId(), page);
@@ -110,6 +126,6 @@ public final class TeamPublish {
                 break;
             }
         }
-        return new Report(read, stored, deleted, cursor);
+        return new Report(read, stored, deleted, changed, cursor);
     }
 }

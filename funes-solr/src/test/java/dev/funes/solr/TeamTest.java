@@ -186,6 +186,53 @@ class TeamTest {
     }
 
     @Test
+    void aMemoryMarkedChangedAfterItWasPublishedIsSentAgainWithItsMark(@TempDir Path dir) {
+        Path log = dir.resolve("logs/session.jsonl");
+        Memory cited = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "Pinned the Gradle wrapper to 8.7 because"
+                        + " 8.8 broke the Kotlin DSL plugin resolution.").project("/work/app").session("m1")
+                .provenance(new dev.funes.Provenance(log, 1, 4, 0, 400, List.of("u1"))).build();
+        Memory other = memory("m2", "Moved the integration tests to their own source set.");
+        try (Machine m = new Machine("machine-m", dir.resolve("m"), List.of(other))) {
+            dev.funes.SourceCheckpoints local = m.local.checkpoints().orElseThrow();
+            local.addAll(List.of(cited), checkpoint(log, 400, "2025-06-02T00:00:00Z"));
+            assertThat(m.publish().stored().added()).isEqualTo(2);
+
+            // The log was rewritten: the memory stays, marked in place (same id, same position).
+            local.updateSource(List.of(), checkpoint(log, 300, "2025-06-03T00:00:00Z"), Set.of(), Set.of());
+            Memory marked = m.local.get(cited.id()).orElseThrow();
+            assertThat(marked.metadata()).containsEntry(dev.funes.SourceState.CHANGED_KEY, "2025-06-03T00:00:00Z");
+
+            TeamPublish.Report r = m.publish();
+            assertThat(r.changed()).isEqualTo(1);
+            assertThat(r.stored().added()).isZero();
+            try (SolrMemoryStore t = team("reader-view")) {
+                assertThat(t.get(cited.id())).contains(marked);
+                assertThat(t.get(other.id())).contains(other);
+                assertThat(t.stats().memories()).isEqualTo(2);
+            }
+            assertThat(m.publish().changed()).as("sent once: the team's copy has the mark now").isZero();
+
+            // Another machine's copy of the same memory is not this origin's to change.
+            try (Machine n = new Machine("machine-n", dir.resolve("n"), List.of())) {
+                n.local.checkpoints().orElseThrow().addAll(List.of(cited), checkpoint(log, 400, "2025-06-02T00:00:00Z"));
+                n.local.checkpoints().orElseThrow().updateSource(List.of(), checkpoint(log, 200, "2025-06-04T00:00:00Z"),
+                        Set.of(), Set.of());
+                TeamPublish.Report theirs = n.publish();
+                assertThat(theirs.changed()).isZero();
+                assertThat(theirs.stored().unchanged()).isEqualTo(1);
+                try (SolrMemoryStore t = team("reader-view")) {
+                    assertThat(t.get(cited.id())).contains(marked);
+                }
+            }
+        }
+    }
+
+    private static dev.funes.SourceState checkpoint(Path file, long bytes, String indexedAt) {
+        return new dev.funes.SourceState(file, bytes, java.time.Instant.parse("2025-06-01T00:00:00Z"), bytes, bytes / 100,
+                "abc123", "claude-code", java.time.Instant.parse(indexedAt));
+    }
+
+    @Test
     void whatIsPublishedIsRedactedAgainOnTheWayOut(@TempDir Path dir) {
         Memory ticket = memory("r1", "Support ticket ACME-4821 traced the outage to the expired certificate.");
         Redactor teamRules = Redactor.builder().addRule("acme-ticket", Pattern.compile("ACME-\\d{4}")).build();

@@ -37,10 +37,26 @@ public final class StoreChanges {
      * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
      */
     public static Memories memories(MemoryStore store, long fromSeq, Set<String> projects, int limit) {
+        return memories(store, fromSeq, projects, limit, "");
+    }
+
+    /**
+     * {@link #memories}, only those whose metadata changed in place after they were stored: the
+     * memories marked {@link dev.funes.SourceState#CHANGED_KEY} (their log changed since). Their
+     * position did not move, so a publisher past it compares them with what it sent.
+     *
+     * @throws IllegalArgumentException if the store was not opened by {@link FunesStore}
+     */
+    public static Memories changed(MemoryStore store, long fromSeq, Set<String> projects, int limit) {
+        return memories(store, fromSeq, projects, limit,
+                " AND json_extract(m.metadata, '$.\"" + dev.funes.SourceState.CHANGED_KEY + "\"') IS NOT NULL");
+    }
+
+    private static Memories memories(MemoryStore store, long fromSeq, Set<String> projects, int limit, String where) {
         SqliteMemoryStore s = sqlite(store);
         Objects.requireNonNull(projects, "projects");
         StringBuilder sql = new StringBuilder("SELECT " + Rows.MEMORY_COLUMNS
-                + ", v.embedding FROM memories m JOIN vectors v ON v.id = m.vector_id WHERE m.seq >= ?");
+                + ", v.embedding FROM memories m JOIN vectors v ON v.id = m.vector_id WHERE m.seq >= ?" + where);
         if (!projects.isEmpty()) {
             sql.append(" AND m.project IN (").append("?,".repeat(projects.size() - 1)).append("?)");
         }
