@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -35,6 +36,8 @@ final class FunesProcess implements AutoCloseable {
     private final StringBuffer out = new StringBuffer();
     private final StringBuffer err = new StringBuffer();
     private final Writer stdin;
+    /** Counted down by each pump when its stream ended and all it read is in {@link #out} or {@link #err}. */
+    private final CountDownLatch pumped = new CountDownLatch(2);
     private boolean outEnded;
     private boolean errEnded;
 
@@ -143,6 +146,7 @@ final class FunesProcess implements AutoCloseable {
                 all.append("READ FAILED ").append(e).append('\n');
             } finally {
                 queue.add(END);
+                pumped.countDown();
             }
         }, "funes-" + process.pid() + "-" + name);
         t.setDaemon(true);
@@ -233,15 +237,12 @@ final class FunesProcess implements AutoCloseable {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(describe("did not exit within " + patience));
         }
-        // The pumps end with the streams, right after the exit.
-        for (int i = 0; i < 100 && !(ended(outLines) && ended(errLines)); i++) {
-            Thread.sleep(20);
+        // The pumps end with the streams (a child the process left holding them open would keep
+        // them going): wait for both, so out() and err() hold everything it printed.
+        if (!pumped.await(patience.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(describe("exited, but its stdout or stderr stayed open for " + patience));
         }
         return process.exitValue();
-    }
-
-    private static boolean ended(BlockingQueue<String> queue) {
-        return queue.contains(END);
     }
 
     int status() {
