@@ -9,17 +9,20 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a ranking of memories and passages into a ranking of memories: each passage stands for
  * the memory it belongs to ({@link Memory#PASSAGE_OF}), a memory takes the place and score of its
  * best-ranked candidate (itself or one of its passages), and its hit carries its best passage. A
  * passage whose memory is gone (deleted since) is returned as a hit of its own. With a passage
- * weight ({@link RerankOptions#passageWeight()}) a memory also gains that share of the scores of
- * its next {@link RerankOptions#MORE_PASSAGES} best candidates, shown in its rerank part, and the
+ * weight ({@link RerankOptions#passageWeight()}) a memory also gains that share of what its next
+ * {@link RerankOptions#MORE_PASSAGES} best candidates matched by (their lexical contribution, and
+ * their dense one when it came from a vector not counted yet), shown in its rerank part, and the
  * memories are sorted again.
  */
 final class Rollup {
@@ -36,6 +39,12 @@ final class Rollup {
     private Rollup() {
     }
 
+    /** The memory whose vector stands for {@code m} in dense search: its own, or its exchange's. */
+    private static String vectorOf(Memory m) {
+        String shared = m.metadata().get(Memory.VECTOR_OF);
+        return shared != null ? shared : m.id();
+    }
+
     /**
      * @param ranked candidates, best first
      * @param limit         most hits returned
@@ -48,6 +57,7 @@ final class Rollup {
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, Memory> passageOf = new LinkedHashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
+        Map<String, Set<String>> vectors = new HashMap<>(); // per memory: the vectors its dense matches came from
         for (SearchHit hit : ranked) {
             Memory m = hit.memory();
             String of = m.kind() == MemoryKind.PASSAGE ? m.metadata().get(Memory.PASSAGE_OF) : null;
@@ -60,10 +70,18 @@ final class Rollup {
                     continue;
                 }
                 groups.put(key, hit);
+                if (passageWeight > 0) {
+                    vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
+                }
             } else if (passageWeight > 0) {
+                // A tool output's passages share their exchange's vector: one dense match repeated
+                // is not more evidence, so only a vector not yet counted adds its dense part.
+                ScoreParts p = hit.parts();
+                boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
+                double evidence = Math.max(0, p.lexicalContribution()) + (newVector ? Math.max(0, p.denseContribution()) : 0);
                 double[] counted = more.computeIfAbsent(key, k -> new double[2]);
-                if (counted[1] < RerankOptions.MORE_PASSAGES) {
-                    counted[0] += passageWeight * Math.max(0, hit.score());
+                if (evidence > 0 && counted[1] < RerankOptions.MORE_PASSAGES) {
+                    counted[0] += passageWeight * evidence;
                     counted[1]++;
                 }
             }

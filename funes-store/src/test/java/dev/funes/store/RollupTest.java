@@ -77,6 +77,22 @@ class RollupTest {
     }
 
     @Test
+    void passagesSharingTheirExchangesVectorAddOnlyWhatTheirWordsMatched() throws Exception {
+        exchange("tools");
+        Memory output1 = Memory.builder(MemoryKind.PASSAGE, "claude-code", "output one").id("out-1").session("s")
+                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, "tools").build();
+        Memory output2 = Memory.builder(MemoryKind.PASSAGE, "claude-code", "output two").id("out-2").session("s")
+                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, "tools").build();
+        List<SearchHit> ranked = List.of(
+                candidate(stored.get("tools"), 0.5, 0.0),  // the exchange's vector matched
+                candidate(output1, 0.5, 0.2),             // the same vector, and its words
+                candidate(output2, 0.5, 0.0));            // the same vector alone: no more evidence
+        SearchHit hit = rollup(ranked, 10, 0.25).get(0);
+        assertThat(hit.parts().rerankAdjustment()).isCloseTo(0.25 * 0.2, within(1e-9));
+        assertThat(hit.score()).isCloseTo(0.5 + 0.25 * 0.2, within(1e-9));
+    }
+
+    @Test
     void aMemoryPastTheLimitCanClimbIntoItWithThePassageWeight() throws Exception {
         assertThat(rollup(ranked(), 1, 0)).extracting(h -> h.memory().id()).containsExactly("one");
         assertThat(rollup(ranked(), 1, 0.25)).extracting(h -> h.memory().id()).containsExactly("three");
