@@ -44,14 +44,18 @@ final class UiCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        // The model loads on another thread while the page opens: the first search then finds it ready.
-        OpenStore open = OpenStore.existing(storeOptions.dir(), true);
+        OpenStore open = OpenStore.existing(storeOptions.dir());
         UiServer server;
         try {
             server = UiServer.start(open.store(), new UiServer.Options(port, allowForget, Path.of("").toAbsolutePath()));
         } catch (IOException | RuntimeException e) {
             open.close();
             throw e;
+        }
+        // The model loads on another thread once the first page is out: that page does not need it
+        // and would share the processor with it; the first search then finds it ready or nearly so.
+        if (open.embedder() instanceof LazyEmbedder lazy) {
+            server.afterFirstPage(lazy::preload);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

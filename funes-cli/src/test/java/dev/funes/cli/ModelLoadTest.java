@@ -3,6 +3,10 @@ package dev.funes.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Commands that need no vector never load the model: run as real processes with the JVM's class
  * loading logged, {@code stats}, {@code config}, {@code check --quick}, {@code search --retrieval lexical},
  * {@code why SHA} of a linked commit and {@code index} of unchanged logs load no class of ONNX
- * Runtime or DJL, while a hybrid search (the control) does.
+ * Runtime or DJL, while a hybrid search (the control) does; {@code ui} loads it once its first
+ * page is out, not before.
  */
 class ModelLoadTest {
 
@@ -99,6 +104,37 @@ class ModelLoadTest {
         Loaded check = run("check", "check", "--quick", "--store", store.toString());
         assertThat(check.out()).contains("no sign of damage");
         assertThat(check.loadedTheModel()).as("check --quick loaded ONNX Runtime or DJL").isFalse();
+    }
+
+    @Test
+    void funesUiLoadsTheModelOnceItsFirstPageIsOut() throws Exception {
+        Path log = tmp.resolve("ui-classes.log");
+        List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "384m", "ui", "--store", store.toString(),
+                "--no-browser"));
+        command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + log);
+        try (FunesProcess ui = FunesProcess.startCommand(command)) {
+            URI link = URI.create(ui.awaitOut(l -> l.startsWith("http://127.0.0.1:"), PATIENCE));
+            ui.awaitErr(l -> l.startsWith("funes ui: serving"), PATIENCE);
+            assertThat(classes(log)).as("classes loaded before the first page")
+                    .noneMatch(c -> c.startsWith("ai.onnxruntime.") || c.startsWith("ai.djl."));
+
+            HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+            HttpResponse<Void> signIn = http.send(HttpRequest.newBuilder(link).build(), HttpResponse.BodyHandlers.discarding());
+            String cookie = signIn.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
+            HttpResponse<String> page = http.send(HttpRequest.newBuilder(link.resolve("/")).header("Cookie", cookie).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+            // Nothing but the page asks for the model now: wait for the load to show in the log.
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (classes(log).stream().noneMatch(c -> c.startsWith(SESSION_CLASS)) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(classes(log)).as("classes loaded after the first page").anyMatch(c -> c.startsWith(SESSION_CLASS));
+        }
+    }
+
+    private static List<String> classes(Path log) throws IOException {
+        return Files.readAllLines(log).stream().map(line -> line.replaceFirst("^.*\\[class,load\\] ", "")).toList();
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,8 @@ public final class UiServer implements AutoCloseable {
     private final ExecutorService executor;
     private final Access access;
     private final Pages pages;
+    /** Done once a page (an HTML answer of 200) was sent. */
+    private final CompletableFuture<Void> firstPage = new CompletableFuture<>();
 
     private UiServer(HttpServer server, ExecutorService executor, Access access, Pages pages) {
         this.server = server;
@@ -155,6 +158,16 @@ public final class UiServer implements AutoCloseable {
         return "http://127.0.0.1:" + port();
     }
 
+    /**
+     * Runs {@code task} once the first page has been sent, or at once if it has: for work that
+     * later pages want but the first does not (loading the model for searches), so that it does
+     * not compete with that page for the processor. It runs on the thread that sent the page, so
+     * it should only start longer work on a thread of its own; what it throws is ignored.
+     */
+    public void afterFirstPage(Runnable task) {
+        firstPage.thenRun(Objects.requireNonNull(task, "task"));
+    }
+
     /** Stops listening; answers in progress get a second to finish. Idempotent. */
     @Override
     public void close() {
@@ -168,8 +181,8 @@ public final class UiServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        Reply reply;
         try (exchange) {
-            Reply reply;
             try {
                 reply = route(exchange);
             } catch (RuntimeException e) {
@@ -177,6 +190,9 @@ public final class UiServer implements AutoCloseable {
                         Layout.message("Something went wrong", oneLine(e)));
             }
             send(exchange, reply);
+        }
+        if (reply.status() == 200 && reply.contentType().startsWith("text/html")) {
+            firstPage.complete(null); // the exchange is closed: the page is out
         }
     }
 

@@ -27,6 +27,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -317,6 +319,33 @@ class UiSecurityTest {
             HttpResponse<String> page = get(uri(readOnly, "/session?id=" + TestStore.TINY_SESSION), c);
             assertThat(page.body()).doesNotContain("/forget?").contains("read-only");
             assertThat(get(uri(readOnly, "/sessions"), cookie).statusCode()).as("another server's cookie").isEqualTo(401);
+        }
+    }
+
+    @Test
+    void workForLaterPagesRunsOnceTheFirstPageIsOutNotBefore() throws Exception {
+        try (UiServer fresh = UiServer.start(test.store, UiServer.Options.defaults())) {
+            List<String> ran = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch done = new CountDownLatch(1);
+            fresh.afterFirstPage(() -> {
+                ran.add(Thread.currentThread().getName());
+                done.countDown();
+            });
+            assertThat(get(uri(fresh, "/"), null).statusCode()).isEqualTo(401);
+            assertThat(get(uri(fresh, "/assets/funes.css"), null).statusCode()).isEqualTo(401);
+            String c = signIn(fresh, fresh.link());
+            assertThat(get(uri(fresh, "/assets/funes.css"), c).statusCode()).isEqualTo(200);
+            assertThat(ran).as("after refusals, the link's redirect and a style sheet: no page yet").isEmpty();
+
+            assertThat(get(uri(fresh, "/"), c).statusCode()).isEqualTo(200);
+            // The task runs on the server's thread after the page was sent: wait for that state.
+            assertThat(done.await(60, TimeUnit.SECONDS)).as("ran after the first page").isTrue();
+            assertThat(ran).hasSize(1).allMatch(name -> name.startsWith("funes-ui-"));
+            assertThat(get(uri(fresh, "/sessions"), c).statusCode()).isEqualTo(200);
+            List<String> later = Collections.synchronizedList(new ArrayList<>());
+            fresh.afterFirstPage(() -> later.add("at once"));
+            assertThat(later).as("registered after the first page: runs at once").containsExactly("at once");
+            assertThat(ran).as("once").hasSize(1);
         }
     }
 
