@@ -2,14 +2,17 @@ package dev.funes.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import dev.funes.ui.UiServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +66,26 @@ final class CdsTraining {
         for (List<String> command : commands) {
             ok &= Main.run(command.toArray(String[]::new), sink(), sink()) == 0;
         }
-        return ok & mcp(Path.of(store));
+        return ok & mcp(Path.of(store)) & ui(Path.of(store));
+    }
+
+    /** {@code funes ui}'s server: its link, the search page and a search, as a browser opens them. */
+    private static boolean ui(Path store) throws IOException {
+        try (OpenStore open = OpenStore.existing(store); UiServer ui = UiServer.start(open.store(), UiServer.Options.defaults())) {
+            java.net.URI base = ui.link();
+            HttpURLConnection link = (HttpURLConnection) base.toURL().openConnection();
+            link.setInstanceFollowRedirects(false);
+            String cookie = link.getHeaderField("Set-Cookie").split(";", 2)[0];
+            boolean ok = link.getResponseCode() == 303;
+            for (String page : List.of("/", "/search?q=two-pass+parser")) {
+                HttpURLConnection get = (HttpURLConnection) base.resolve(page).toURL().openConnection();
+                get.setRequestProperty("Cookie", cookie);
+                try (InputStream body = get.getInputStream()) {
+                    ok &= get.getResponseCode() == 200 && body.readAllBytes().length > 0;
+                }
+            }
+            return ok;
+        }
     }
 
     /** An MCP session on in-memory streams: initialize, a search and a why, then the end of input. */
