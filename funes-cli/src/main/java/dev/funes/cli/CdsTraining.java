@@ -66,7 +66,7 @@ final class CdsTraining {
         for (List<String> command : commands) {
             ok &= Main.run(command.toArray(String[]::new), sink(), sink()) == 0;
         }
-        return ok & mcp(Path.of(store)) & ui(Path.of(store));
+        return ok & mcp(Path.of(store)) & ui(Path.of(store)) & served(store);
     }
 
     /** {@code funes ui}'s server: its link, the search page and a search, as a browser opens them. */
@@ -86,6 +86,51 @@ final class CdsTraining {
             }
             return ok;
         }
+    }
+
+    /**
+     * A {@code funes serve} of the demo store on another thread, and this process as its client:
+     * a served command's process then loads its classes (the client, the socket's, the wire's)
+     * from the archive too, and a server its own. The server stops a second after the last command.
+     */
+    private static boolean served(String store) throws InterruptedException {
+        int[] status = {-1};
+        Thread server = new Thread(() -> status[0] = Main.run(new String[] {"serve", "--store", store, "--idle", "1"},
+                sink(), sink()), "funes-cds-serve");
+        server.start();
+        Path socket = Path.of(store).resolve(ServeWire.SOCKET);
+        for (int i = 0; i < 6000 && server.isAlive() && !Files.exists(socket); i++) {
+            Thread.sleep(10);
+        }
+        List<String[]> commands = List.of(
+                new String[] {"stats", "--store", store},
+                new String[] {"check", "--quick", "--store", store},
+                new String[] {"why", "--store", store, "4e1c9a7"},
+                new String[] {"search", "--retrieval", "lexical", "--store", store, "ledger"},
+                new String[] {"search", "--store", store, "two-pass parser"});
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        PrintStream none = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+        boolean ok = true;
+        try {
+            System.setOut(none);
+            System.setErr(none);
+            try {
+                ServeClient.storeDir(new String[] {"stats"}); // the user's config, as a command without --store reads it
+            } catch (RuntimeException e) {
+                // A malformed config of the user who builds: its classes are loaded all the same.
+            }
+            for (String[] command : commands) {
+                // Empty when FUNES_SERVE=0 or the server is not up: fewer classes archived, nothing wrong.
+                java.util.OptionalInt answer = ServeClient.ask(command);
+                ok &= answer.isEmpty() || answer.getAsInt() == 0;
+            }
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+        server.join();
+        return ok && status[0] == 0;
     }
 
     /** An MCP session on in-memory streams: initialize, a search and a why, then the end of input. */

@@ -41,9 +41,17 @@ final class ServeWire {
         if (args[0].equals("check")) {
             return List.of(args).contains("--quick");
         }
-        // A team search runs here: the team's credentials are this process's environment's.
-        return SERVED.contains(args[0]) && List.of(args).stream().noneMatch(a -> a.equals("--team")
-                || a.startsWith("--team="));
+        if (!SERVED.contains(args[0])) {
+            return false;
+        }
+        // A team search runs here: the team's credentials are this process's environment's. A loop,
+        // not a stream: a served command's client loads as few classes as it can (no lambda).
+        for (String arg : args) {
+            if (arg.equals("--team") || arg.startsWith("--team=")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
