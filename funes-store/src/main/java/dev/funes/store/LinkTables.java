@@ -156,7 +156,10 @@ public interface LinkTables {
     /** Memories whose text or metadata contains {@code needle} literally, newest first. */
     List<Memory> memoriesContaining(String needle, int limit);
 
-    /** Memories whose metadata {@code derivedFrom} is one of {@code ids}. */
+    /**
+     * Memories whose metadata {@code derivedFrom} is one of {@code ids}, in the session of the
+     * memory they derive from (where the classifier puts them), or in none.
+     */
     List<Memory> memoriesDerivedFrom(Collection<String> ids);
 
     /** Links per evidence type, counting only links whose memory is stored. */

@@ -271,10 +271,15 @@ final class SqliteLinkTables implements LinkTables {
             List<Memory> out = new ArrayList<>();
             for (int from = 0; from < list.size(); from += IN_LIST_CHUNK) {
                 List<String> chunk = list.subList(from, Math.min(list.size(), from + IN_LIST_CHUNK));
-                out.addAll(memoriesWhere(c, "json_extract(m.metadata, '$.derivedFrom') IN ("
-                        + "?,".repeat(chunk.size() - 1) + "?) ORDER BY m.seq", ps -> {
+                String marks = "?,".repeat(chunk.size() - 1) + "?";
+                // Only the memories of the parents' sessions are read (an index has the session):
+                // no index has the metadata, and reading every memory's took 0.1-0.5 s at 100k.
+                out.addAll(memoriesWhere(c, "json_extract(m.metadata, '$.derivedFrom') IN (" + marks + ")"
+                        + " AND (m.session IN (SELECT p.session FROM memories p WHERE p.id IN (" + marks + "))"
+                        + " OR m.session IS NULL) ORDER BY m.seq", ps -> {
                             for (int i = 0; i < chunk.size(); i++) {
                                 ps.setString(i + 1, chunk.get(i));
+                                ps.setString(chunk.size() + i + 1, chunk.get(i));
                             }
                         }));
             }

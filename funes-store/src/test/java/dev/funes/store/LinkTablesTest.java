@@ -77,6 +77,40 @@ class LinkTablesTest {
     }
 
     /**
+     * The memories derived from given ones (what {@code why} adds to a commit's exchanges): those
+     * whose {@code derivedFrom} names one, in its session or in none, in storage order; 600 ids, so
+     * that the lookup runs in two chunks and finds parents in both.
+     */
+    @Test
+    void derivedMemoriesAreFoundByTheirParentsInEveryChunk(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Memory first = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "User: parse the ledger twice").session("s1").build();
+            Memory second = Memory.builder(MemoryKind.EXCHANGE, "aider", "User: cache the parsed accounts").session("s2").build();
+            Memory loose = Memory.builder(MemoryKind.EXCHANGE, "codex", "User: sign the release jar").build();
+            Memory fromFirst = Memory.builder(MemoryKind.DECISION, "claude-code", "Decision: parse in two passes")
+                    .session("s1").metadata("derivedFrom", first.id()).build();
+            Memory fromSecond = Memory.builder(MemoryKind.CONVENTION, "aider", "Convention: cache by account name")
+                    .session("s2").metadata("derivedFrom", second.id()).build();
+            Memory fromLoose = Memory.builder(MemoryKind.DECISION, "codex", "Decision: sign with the team key")
+                    .metadata("derivedFrom", loose.id()).build();
+            Memory unrelated = Memory.builder(MemoryKind.DECISION, "claude-code", "Decision: keep the ledger append-only")
+                    .session("s1").metadata("derivedFrom", "someone-else").build();
+            store.addAll(List.of(first, second, loose, fromFirst, fromSecond, fromLoose, unrelated));
+            LinkTables t = FunesStore.links(store);
+
+            java.util.List<String> ids = new java.util.ArrayList<>();
+            ids.add(first.id());
+            for (int i = 0; ids.size() < 599; i++) {
+                ids.add("absent-" + i);
+            }
+            ids.add(second.id()); // the second chunk's
+            assertThat(t.memoriesDerivedFrom(ids)).extracting(Memory::id).containsExactly(fromFirst.id(), fromSecond.id());
+            assertThat(t.memoriesDerivedFrom(List.of(loose.id()))).extracting(Memory::id).containsExactly(fromLoose.id());
+            assertThat(t.memoriesDerivedFrom(List.of(fromFirst.id(), "absent"))).isEmpty();
+        }
+    }
+
+    /**
      * A memory stored after the last memory was deleted (a resumed read replacing the exchange it
      * read before) is past the scan position, so the next link pass reads it.
      */
