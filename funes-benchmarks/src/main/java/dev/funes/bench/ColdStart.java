@@ -23,9 +23,12 @@ import java.util.concurrent.TimeUnit;
  * {@code funes --help} are timed in the same rounds as floors.
  *
  * <pre>
- * ColdStart [--runs N] [--store DIR] [--logs PATH,...] [--query TEXT] [--sha SHA] [--only COMMAND,...]
- *           LABEL=LAUNCHER[ JVM-OPTION|NAME=VALUE...]...
+ * ColdStart [--runs N] [--store DIR] [--store-of LABEL=DIR]... [--logs PATH,...] [--query TEXT] [--sha SHA]
+ *           [--only COMMAND,...] LABEL=LAUNCHER[ JVM-OPTION|NAME=VALUE...]...
  * </pre>
+ *
+ * <p>{@code --store-of} gives one variant a store of its own (a copy of the same store), so that
+ * each variant can be answered by a {@code funes serve} of its own code: a store has one server.
  *
  * <p>A variant is a launcher (the {@code funes} script of a checkout, or a copy of it beside a
  * built {@code funes-cli/target}), JVM options passed through {@code FUNES_JAVA_OPTS} and
@@ -86,6 +89,7 @@ public final class ColdStart {
         String sha = "4e1c9a7";
         List<String> only = null;
         List<Variant> variants = new ArrayList<>();
+        Map<String, Path> storeOf = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -94,6 +98,10 @@ public final class ColdStart {
                 case "--query" -> query = args[++i];
                 case "--sha" -> sha = args[++i];
                 case "--only" -> only = List.of(args[++i].split(","));
+                case "--store-of" -> {
+                    String[] spec = args[++i].split("=", 2);
+                    storeOf.put(spec[0], Path.of(spec[1]).toAbsolutePath().normalize());
+                }
                 default -> variants.add(Variant.parse(args[i]));
             }
         }
@@ -105,18 +113,24 @@ public final class ColdStart {
         store = store.toAbsolutePath().normalize();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
-        Variant first = variants.get(0);
         List<String> index = new ArrayList<>(List.of("index", "--store", store.toString()));
         for (Path log : logs) {
             index.add("--index-path");
             index.add(log.toAbsolutePath().normalize().toString());
         }
-        long t0 = System.nanoTime();
-        Outcome built = run(command(first, index), first, null);
-        System.out.printf(Locale.ROOT, "store %s: indexed %s with %s in %.1f s (exit %d)%n", store, logs,
-                first.label(), (System.nanoTime() - t0) / 1e9, built.status());
-        Outcome stats = run(command(first, List.of("stats", "--store", store.toString())), first, null);
-        System.out.println(stats.out().strip());
+        Map<Path, Variant> stores = new LinkedHashMap<>();
+        for (Variant v : variants) {
+            stores.putIfAbsent(storeOf.getOrDefault(v.label(), store), v);
+        }
+        for (Map.Entry<Path, Variant> s : stores.entrySet()) {
+            Variant first = s.getValue();
+            long t0 = System.nanoTime();
+            Outcome built = run(command(first, withStore(index, store, s.getKey())), first, null);
+            System.out.printf(Locale.ROOT, "store %s: indexed %s with %s in %.1f s (exit %d)%n", s.getKey(), logs,
+                    first.label(), (System.nanoTime() - t0) / 1e9, built.status());
+            Outcome stats = run(command(first, List.of("stats", "--store", s.getKey().toString())), first, null);
+            System.out.println(stats.out().strip());
+        }
 
         Map<String, List<String>> commands = new LinkedHashMap<>();
         commands.put("funes --help", List.of("--help"));
@@ -142,13 +156,14 @@ public final class ColdStart {
             }
             for (Map.Entry<String, List<String>> c : commands.entrySet()) {
                 for (Variant v : variants) {
+                    List<String> variantArgs = withStore(c.getValue(), store, storeOf.getOrDefault(v.label(), store));
                     if (c.getValue().get(0).equals(MCP)) {
-                        double[] mcp = mcp(command(v, c.getValue()), v, query);
+                        double[] mcp = mcp(command(v, variantArgs), v, query);
                         times.computeIfAbsent(key(c.getKey(), v), k -> new ArrayList<>()).add(mcp[0]);
                         times.computeIfAbsent(key("mcp: first search answered", v), k -> new ArrayList<>()).add(mcp[1]);
                         continue;
                     }
-                    Outcome o = run(command(v, c.getValue()), v, null);
+                    Outcome o = run(command(v, variantArgs), v, null);
                     if (o.status() == 2) {
                         continue; // bad usage: the variant does not know the command (n/a)
                     }
@@ -165,6 +180,15 @@ public final class ColdStart {
         }
         System.out.println();
         System.out.println(table(floor, commands.keySet(), variants, times, cpu));
+    }
+
+    /** {@code args} with the store {@code from} replaced by {@code to}. */
+    static List<String> withStore(List<String> args, Path from, Path to) {
+        List<String> out = new ArrayList<>();
+        for (String arg : args) {
+            out.add(arg.equals(from.toString()) ? to.toString() : arg);
+        }
+        return out;
     }
 
     static String key(String command, Variant v) {
