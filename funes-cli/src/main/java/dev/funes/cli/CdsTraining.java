@@ -94,9 +94,9 @@ final class CdsTraining {
      * from the archive too, and a server its own. The server stops a second after the last command.
      */
     private static boolean served(String store) throws InterruptedException {
-        int[] status = {-1};
-        Thread server = new Thread(() -> status[0] = Main.run(new String[] {"serve", "--store", store, "--idle", "1"},
-                sink(), sink()), "funes-cds-serve");
+        // Where serve cannot run (no POSIX permissions), nothing is answered and nothing is wrong.
+        Thread server = new Thread(() -> Main.run(new String[] {"serve", "--store", store, "--idle", "1"}, sink(), sink()),
+                "funes-cds-serve");
         server.start();
         Path socket = Path.of(store).resolve(ServeWire.SOCKET);
         for (int i = 0; i < 6000 && server.isAlive() && !Files.exists(socket); i++) {
@@ -130,7 +130,7 @@ final class CdsTraining {
             System.setErr(err);
         }
         server.join();
-        return ok && status[0] == 0;
+        return ok;
     }
 
     /** An MCP session on in-memory streams: initialize, a search and a why, then the end of input. */

@@ -38,6 +38,7 @@ class CdsLauncherIT {
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().remove("FUNES_JAVA_OPTS");
         pb.environment().remove("FUNES_CDS");
+        pb.environment().remove("FUNES_SERVE");
         pb.environment().putAll(env);
         Process p = pb.start();
         assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("%s ended within 10 minutes", command).isTrue();
@@ -63,7 +64,9 @@ class CdsLauncherIT {
         Run first = launch(tmp, Map.of(), "stats", "--store", store);
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).contains("preparing a faster start-up").doesNotContain("could not");
-        assertThat(archives()).singleElement().asString().endsWith(".jsa");
+        // The archive, and the mark that this JDK maps it at its dump address (when it takes the flag).
+        assertThat(archives()).filteredOn(f -> f.toString().endsWith(".jsa")).hasSize(1);
+        assertThat(archives()).allMatch(f -> f.toString().endsWith(".jsa") || f.toString().endsWith(".jsa.fixed"));
 
         List<String[]> commands = List.of(
                 new String[] {"search", "--json", "--store", store, "two-pass parser"},
@@ -77,6 +80,49 @@ class CdsLauncherIT {
             assertThat(shared.err()).as("nothing to prepare any more, no JVM warning").isEmpty();
             assertThat(shared.out()).as(String.join(" ", command)).contains("\"agent\" : \"claude-code\"")
                     .isEqualTo(plain.out());
+        }
+        servedWithTheArchiveAnswerAsAloneWithout(tmp, store, commands);
+    }
+
+    /**
+     * With a {@code funes serve} the launcher started: a client mapping the archive (its client
+     * classes, the fixed mapping address and the named selector provider included) is answered by
+     * the server without building its own command line, and prints what a process alone without
+     * the archive prints.
+     */
+    private static void servedWithTheArchiveAnswerAsAloneWithout(Path tmp, String store, List<String[]> commands)
+            throws Exception {
+        Path serverErr = tmp.resolve("serve.err");
+        ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "serve", "--store", store, "--idle", "600")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(serverErr.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().remove("FUNES_JAVA_OPTS");
+        Process server = pb.start();
+        try {
+            Path socket = Path.of(store).resolve(ServeWire.SOCKET);
+            for (int i = 0; i < 6000 && server.isAlive() && !Files.readString(serverErr).contains("funes: serving "); i++) {
+                Thread.sleep(50); // waits for the server's line, not for a time
+            }
+            assertThat(Files.readString(serverErr)).contains("funes: serving ");
+            assertThat(socket).exists();
+            List<String[]> served = new ArrayList<>(commands);
+            served.add(new String[] {"stats", "--json", "--store", store});
+            served.add(new String[] {"check", "--quick", "--store", store});
+            for (String[] command : served) {
+                Path classes = Files.createTempFile(tmp, "classes", ".log");
+                Run client = launch(tmp, Map.of("FUNES_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=" + classes), command);
+                Run alone = launch(tmp, Map.of("FUNES_CDS", "0", "FUNES_SERVE", "0"), command);
+                assertThat(client.status()).as(client.err()).isZero();
+                assertThat(alone.status()).as(alone.err()).isZero();
+                assertThat(Files.readString(classes)).as("%s is answered by the server", String.join(" ", command))
+                        .doesNotContain(" picocli.CommandLine ").contains("dev.funes.cli.ServeClient source: shared objects file");
+                assertThat(client.out()).as(String.join(" ", command)).isNotEmpty().isEqualTo(alone.out());
+                assertThat(client.err()).isEqualTo(alone.err());
+            }
+        } finally {
+            server.destroy();
+            server.waitFor(1, TimeUnit.MINUTES);
         }
     }
 }
