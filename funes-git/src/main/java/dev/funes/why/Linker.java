@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,7 +90,9 @@ final class Linker {
             });
             return new LinkReport(new ArrayList<>(repos.keySet()), commitsAdded, scanned, added, after, problems);
         } finally {
-            repos.values().forEach(GitHistory::close);
+            for (GitHistory git : repos.values()) { // a loop: a method reference would load GitHistory, and JGit
+                git.close();
+            }
         }
     }
 
@@ -98,6 +101,9 @@ final class Linker {
             if (dir.toAbsolutePath().normalize().startsWith(known.root())) {
                 return;
             }
+        }
+        if (!mayHoldRepository(dir)) {
+            return;
         }
         try {
             Optional<GitHistory> git = GitHistory.find(dir);
@@ -112,6 +118,25 @@ final class Linker {
             problems.add(dir + ": cannot open its git repository: " + e.getMessage());
             LOG.warn("Cannot open the git repository of {}: {}", dir, e.toString());
         }
+    }
+
+    /**
+     * Whether {@code dir} may be in a git repository: it exists, and it or a folder above it has a
+     * {@code .git} or is a bare repository (has a {@code HEAD}), what JGit's search needs to find
+     * one. Asked first because touching {@link GitHistory} loads JGit, whose signed jar the JVM
+     * verifies as it opens it: 0.3-0.5 s of an {@code index} that finds nothing new, for projects
+     * that are not on this machine or not in git.
+     */
+    static boolean mayHoldRepository(Path dir) {
+        if (dir == null || !Files.isDirectory(dir)) {
+            return false;
+        }
+        for (Path d = dir.toAbsolutePath().normalize(); d != null; d = d.getParent()) {
+            if (Files.exists(d.resolve(".git")) || Files.exists(d.resolve("HEAD"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Explicit evidence and file/time inference for the memories stored since the last pass. */
