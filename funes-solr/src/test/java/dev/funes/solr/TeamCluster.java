@@ -31,9 +31,16 @@ public final class TeamCluster {
     private static TeamCluster shared;
 
     private final MiniSolrCloudCluster cluster;
+    private final Path dir;
 
-    private TeamCluster(MiniSolrCloudCluster cluster) {
+    private TeamCluster(MiniSolrCloudCluster cluster, Path dir) {
         this.cluster = cluster;
+        this.dir = dir;
+    }
+
+    /** The folder the nodes and ZooKeeper keep their data in. */
+    public Path dir() {
+        return dir;
     }
 
     /**
@@ -65,6 +72,19 @@ public final class TeamCluster {
         return shared;
     }
 
+    /**
+     * The shared cluster with {@code collection} created for a model, 2 shards × 2 replicas (each
+     * node holds a replica of each shard), as every test class and {@link TeamClusterMain} use it;
+     * a collection that exists is left as it is.
+     */
+    public static TeamCluster withCollection(String collection, String modelId, int dimension) {
+        TeamCluster cluster = shared();
+        try (TeamConnection conn = cluster.connect(collection)) {
+            TeamSetup.init(conn, modelId, dimension, 2, 2);
+        }
+        return cluster;
+    }
+
     private static TeamCluster start(String securityJson) {
         try {
             Path dir = Files.createTempDirectory("funes-solr-cluster");
@@ -73,7 +93,7 @@ public final class TeamCluster {
             if (securityJson != null) {
                 b.withSecurityJson(securityJson);
             }
-            return new TeamCluster(b.build());
+            return new TeamCluster(b.build(), dir);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the test SolrCloud: " + e, e);
         }

@@ -8,12 +8,14 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * The test SolrCloud ({@link TeamCluster}) in a JVM of its own, for the tests of a module that
- * cannot hold Solr's server on its classpath (funes-cli's test classpath has another Jetty).
+ * The test SolrCloud ({@link TeamCluster}) in a JVM of its own, for the tests and benchmarks of
+ * modules that cannot hold Solr's server on their classpath (funes-cli's tests have another Jetty;
+ * funes-benchmarks' dependencies would not converge).
  * {@code TeamClusterMain DIR COLLECTION} starts the cluster, creates the collection (2 × 2, the
  * default model), writes the publisher's and the reader's credentials files
  * ({@code DIR/publisher.properties}, {@code DIR/reader.properties}, owner-only, as
- * {@code FUNES_TEAM_CREDENTIALS} reads them), prints {@code team URL} on stdout, and shuts the
+ * {@code FUNES_TEAM_CREDENTIALS} reads them), prints {@code dir FOLDER} (where the nodes keep their
+ * cores) and {@code team URL} on stdout, and shuts the
  * cluster down when its stdin ends. funes-solr's build writes the classpath it needs to
  * {@code target/test-classpath.txt}.
  */
@@ -30,12 +32,11 @@ public final class TeamClusterMain {
         }
         Path dir = Files.createDirectories(Path.of(args[0]));
         String collection = args[1];
-        TeamCluster cluster = TeamCluster.shared();
-        try (TeamConnection conn = cluster.connect(collection)) {
-            TeamSetup.init(conn, BundledModel.DEFAULT.id(), BundledModel.DEFAULT.dimension(), 2, 2);
-        }
+        TeamCluster cluster = TeamCluster.withCollection(collection, BundledModel.DEFAULT.id(),
+                BundledModel.DEFAULT.dimension());
         write(dir.resolve("publisher.properties"), TeamCluster.PUBLISHER);
         write(dir.resolve("reader.properties"), TeamCluster.READER);
+        System.out.println("dir " + cluster.dir());
         System.out.println("team " + cluster.url(collection));
         System.out.flush();
         System.in.transferTo(java.io.OutputStream.nullOutputStream());

@@ -49,10 +49,7 @@ class TeamFaultTest {
     @BeforeAll
     void start() {
         embedder = Embedders.bundled(BundledModel.DEFAULT);
-        cluster = TeamCluster.shared();
-        try (TeamConnection conn = cluster.connect(COLLECTION)) {
-            TeamSetup.init(conn, embedder.modelId(), embedder.dimension(), 2, 2);
-        }
+        cluster = TeamCluster.withCollection(COLLECTION, embedder.modelId(), embedder.dimension());
     }
 
     @AfterAll

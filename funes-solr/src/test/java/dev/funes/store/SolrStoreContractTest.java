@@ -7,7 +7,6 @@ import dev.funes.embed.Embedders;
 import dev.funes.solr.SolrMemoryStore;
 import dev.funes.solr.TeamCluster;
 import dev.funes.solr.TeamOptions;
-import dev.funes.solr.TeamSetup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -31,10 +30,7 @@ class SolrStoreContractTest extends MemoryStoreContract {
     @BeforeAll
     void start() {
         embedder = Embedders.bundled(BundledModel.DEFAULT);
-        cluster = TeamCluster.shared();
-        try (var conn = cluster.connect(COLLECTION)) {
-            TeamSetup.init(conn, embedder.modelId(), embedder.dimension(), 2, 2);
-        }
+        cluster = TeamCluster.withCollection(COLLECTION, embedder.modelId(), embedder.dimension());
     }
 
     @AfterAll
