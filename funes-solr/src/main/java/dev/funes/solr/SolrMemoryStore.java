@@ -533,17 +533,34 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         Map<String, String[]> published = new HashMap<>();
         if (request.retrieval() != Retrieval.LEXICAL) {
             float[] query = embedder.embedQuery(request.query());
-            SolrQuery q = new SolrQuery("{!knn f=vector topK=" + k + "}" + vectorText(query));
-            filters.forEach(q::addFilterQuery);
-            q.setFields(MemoryDocs.FIELDS + ",score");
-            q.setRows(k);
+            // The local store's dense candidates are the k nearest texts (one vector each) with all
+            // their memories; here every memory has its copy of its text's vector, so k nearest
+            // documents may be fewer texts: ask for more until k texts are in or the collection
+            // has no more.
+            List<SolrDocument> nearest;
+            for (int topK = 2 * k; ; topK *= 2) {
+                SolrQuery q = new SolrQuery("{!knn f=vector topK=" + topK + "}" + vectorText(query));
+                filters.forEach(q::addFilterQuery);
+                q.setFields(MemoryDocs.FIELDS + ",score");
+                q.setRows(topK);
+                nearest = query(q, "search by meaning").getResults();
+                long texts = nearest.stream().map(d -> d.getFirstValue("text")).distinct().count();
+                if (texts >= k || nearest.size() < topK || topK >= 16 * k) {
+                    break;
+                }
+            }
             Map<String, Integer> rankOfText = new HashMap<>();
-            for (SolrDocument d : query(q, "search by meaning").getResults()) {
+            for (SolrDocument d : nearest) {
                 Memory m = MemoryDocs.memory(d);
                 if (!request.matches(m)) {
                     continue;
                 }
-                int rank = rankOfText.computeIfAbsent(m.contentHash(), h -> rankOfText.size() + 1);
+                Integer known = rankOfText.get(m.contentHash());
+                if (known == null && rankOfText.size() == k) {
+                    continue; // past the k nearest texts
+                }
+                int rank = known != null ? known : rankOfText.size() + 1;
+                rankOfText.put(m.contentHash(), rank);
                 // Lucene scores cosine as (1 + cos) / 2.
                 double similarity = 2 * ((Number) d.getFirstValue("score")).doubleValue() - 1;
                 ranking.dense(m, rank, similarity);

@@ -230,6 +230,35 @@ class TeamTest {
     }
 
     @Test
+    void theDenseCandidatesAreTheNearestTextsAsInTheLocalStoreNotTheNearestCopies(@TempDir Path dir) {
+        // More copies of one text than a search takes candidates: the local store holds its vector
+        // once, the collection once per memory. The file filter applies to the candidates, so the
+        // one memory naming the file is found only if the next text is among them.
+        String copied = "The nightly build publishes the Docker image to the registry after the smoke tests pass.";
+        int copies = StoreOptions.defaults().candidates() + 20;
+        List<Memory> memories = new ArrayList<>();
+        for (int i = 0; i < copies; i++) {
+            memories.add(memory("copy-" + i, copied));
+        }
+        Memory other = memory("other", "src/ci/NightlyBuild.java pushes the container image once the smoke tests"
+                + " are green.");
+        memories.add(other);
+        SearchRequest request = SearchRequest.builder(copied).file("NightlyBuild.java")
+                .retrieval(dev.funes.Retrieval.DENSE).limit(10).build();
+        try (MemoryStore local = FunesStore.open(dir, embedder); SolrMemoryStore t = team("machine-d")) {
+            local.addAll(memories);
+            TeamPublish.publish(local, t, Set.of(), TeamPublish.Cursor.START, "machine-d", c -> { });
+            List<SearchHit> mine = local.search(request);
+            List<SearchHit> theirs = t.search(request);
+            assertThat(mine).as("the local store's answer").extracting(h -> h.memory().id()).containsExactly(other.id());
+            assertThat(theirs).extracting(h -> h.memory().id()).containsExactly(other.id());
+            assertThat(theirs.get(0).parts().denseRank()).isEqualTo(mine.get(0).parts().denseRank());
+            assertThat(theirs.get(0).parts().denseSimilarity()).isCloseTo(mine.get(0).parts().denseSimilarity(),
+                    org.assertj.core.data.Offset.offset(1e-3));
+        }
+    }
+
+    @Test
     void whatIsPublishedIsRedactedAgainOnTheWayOut(@TempDir Path dir) {
         Memory ticket = memory("r1", "Support ticket ACME-4821 traced the outage to the expired certificate.");
         Redactor teamRules = Redactor.builder().addRule("acme-ticket", Pattern.compile("ACME-\\d{4}")).build();
