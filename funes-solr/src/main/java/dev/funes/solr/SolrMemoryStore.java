@@ -533,10 +533,9 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
         Map<String, String[]> published = new HashMap<>();
         if (request.retrieval() != Retrieval.LEXICAL) {
             float[] query = embedder.embedQuery(request.query());
-            // The local store's dense candidates are the k nearest texts (one vector each) with all
-            // their memories; here every memory has its copy of its text's vector, so k nearest
-            // documents may be fewer texts: ask for more until k texts are in or the collection
-            // has no more.
+            // The local store's dense candidates are the k nearest vectors (one per text) with all
+            // their memories; here every memory has its copy of its vector, so k nearest documents
+            // may be fewer vectors: ask for more until k are in or the collection has no more.
             List<SolrDocument> nearest;
             for (int topK = 2 * k; ; topK *= 2) {
                 SolrQuery q = new SolrQuery("{!knn f=vector topK=" + topK + "}" + vectorText(query));
@@ -544,7 +543,7 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
                 q.setFields(MemoryDocs.FIELDS + ",score");
                 q.setRows(topK);
                 nearest = query(q, "search by meaning").getResults();
-                long texts = nearest.stream().map(d -> d.getFirstValue("text")).distinct().count();
+                long texts = nearest.stream().map(d -> vectorKey(MemoryDocs.memory(d))).distinct().count();
                 if (texts >= k || nearest.size() < topK || topK >= 16 * k) {
                     break;
                 }
@@ -555,12 +554,12 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
                 if (!request.matches(m)) {
                     continue;
                 }
-                Integer known = rankOfText.get(m.contentHash());
+                Integer known = rankOfText.get(vectorKey(m));
                 if (known == null && rankOfText.size() == k) {
                     continue; // past the k nearest texts
                 }
                 int rank = known != null ? known : rankOfText.size() + 1;
-                rankOfText.put(m.contentHash(), rank);
+                rankOfText.put(vectorKey(m), rank);
                 // Lucene scores cosine as (1 + cos) / 2.
                 double similarity = 2 * ((Number) d.getFirstValue("score")).doubleValue() - 1;
                 ranking.dense(m, rank, similarity);
@@ -592,6 +591,15 @@ public final class SolrMemoryStore implements MemoryStore, SourceCheckpoints {
             out.add(new TeamHit(h, p[0], p[1]));
         }
         return out;
+    }
+
+    /**
+     * Which vector a memory has, as the local store shares them: its text's, or that of the text
+     * {@link Memory#VECTOR_OF} names (a tool output's passage is found by meaning through its
+     * exchange). Memories with one vector have one dense rank, as in the local store.
+     */
+    private static String vectorKey(Memory m) {
+        return m.metadata().getOrDefault(Memory.VECTOR_OF, m.contentHash());
     }
 
     private static String[] publisher(SolrDocument d) {
