@@ -48,7 +48,7 @@ final class Rollup {
     /**
      * @param ranked candidates, best first
      * @param limit         most hits returned
-     * @param passageWeight the share of a memory's further candidates' scores it gains, 0 for none
+     * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
      * @return at most {@code limit} hits, best first, each memory once
      */
