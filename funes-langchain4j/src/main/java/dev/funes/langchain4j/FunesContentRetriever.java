@@ -3,6 +3,7 @@ package dev.funes.langchain4j;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.adapter.FilterPushdown;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.content.ContentMetadata;
@@ -70,7 +71,7 @@ public final class FunesContentRetriever implements ContentRetriever {
         if (query.text() == null || query.text().isBlank()) {
             return List.of();
         }
-        Pushdown pushdown = Pushdown.of(filter);
+        FilterPushdown pushdown = Pushdown.of(filter);
         if (pushdown.impossible()) {
             return List.of();
         }

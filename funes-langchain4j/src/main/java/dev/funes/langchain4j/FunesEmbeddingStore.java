@@ -3,6 +3,7 @@ package dev.funes.langchain4j;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
 import dev.funes.SearchRequest;
+import dev.funes.adapter.FilterPushdown;
 import dev.funes.store.FunesStore;
 import dev.funes.store.StoreVectors;
 import dev.funes.store.VectorHit;
@@ -174,7 +175,7 @@ public final class FunesEmbeddingStore implements EmbeddingStore<TextSegment> {
             throw new IllegalArgumentException("this store searches by queryEmbedding, and the request has none;"
                     + " for a search by text use FunesContentRetriever");
         }
-        Pushdown pushdown = Pushdown.of(request.filter());
+        FilterPushdown pushdown = Pushdown.of(request.filter());
         if (pushdown.impossible()) {
             return new EmbeddingSearchResult<>(List.of());
         }
@@ -229,7 +230,7 @@ public final class FunesEmbeddingStore implements EmbeddingStore<TextSegment> {
         if (filter == null) {
             throw new IllegalArgumentException("filter cannot be null");
         }
-        Pushdown pushdown = Pushdown.of(filter);
+        FilterPushdown pushdown = Pushdown.of(filter);
         if (pushdown.impossible()) {
             return;
         }
@@ -242,7 +243,7 @@ public final class FunesEmbeddingStore implements EmbeddingStore<TextSegment> {
         vectors.delete(vectors.scan(null, null).stream().map(Memory::id).toList());
     }
 
-    private static SearchRequest filters(Pushdown pushdown) {
+    private static SearchRequest filters(FilterPushdown pushdown) {
         // The query text of a filter-only request is never used.
         return pushdown.isEmpty() ? null : pushdown.request("*", 1);
     }

@@ -1,20 +1,20 @@
 package dev.funes.langchain4j;
 
 import dev.funes.Memory;
-import dev.funes.MemoryKind;
-import dev.funes.Provenance;
+import dev.funes.adapter.FieldMetadata;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
 
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
+
+import static dev.funes.adapter.FieldMetadata.AGENT;
+import static dev.funes.adapter.FieldMetadata.KIND;
+import static dev.funes.adapter.FieldMetadata.PROJECT;
+import static dev.funes.adapter.FieldMetadata.SESSION;
+import static dev.funes.adapter.FieldMetadata.TIMESTAMP;
 
 /**
  * Converts between LangChain4j's entries (an id, a vector, an optional {@link TextSegment} with
@@ -36,27 +36,6 @@ final class Segments {
     /** The searchable text of an embedding stored without a segment (a memory's text is never blank). */
     static final String PLACEHOLDER = "(an embedding stored through LangChain4j, without text)";
 
-    static final String PROJECT = "project";
-    static final String AGENT = "agent";
-    static final String SESSION = "session";
-    static final String KIND = "kind";
-    /** Epoch milliseconds (Integer or Long) of the memory's time. */
-    static final String TIMESTAMP = "timestamp";
-    static final String STARTED_AT = "startedAt";
-    static final String ENDED_AT = "endedAt";
-    static final String SOURCE = "source";
-    static final String LINE_START = "lineStart";
-    static final String LINE_END = "lineEnd";
-    static final String BYTE_START = "byteStart";
-    static final String BYTE_END = "byteEnd";
-    /** The keys a log memory's segment gets from its fields; its own metadata never overrides them. */
-    static final Set<String> FIELD_KEYS = Set.of(PROJECT, AGENT, SESSION, KIND, TIMESTAMP, STARTED_AT, ENDED_AT,
-            SOURCE, LINE_START, LINE_END, BYTE_START, BYTE_END);
-
-    /** The range the store keeps in time order (fixed-width four-digit years). */
-    static final long MIN_TIMESTAMP = Instant.parse("0000-01-01T00:00:00Z").toEpochMilli();
-    static final long MAX_TIMESTAMP = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
-
     private Segments() {
     }
 
@@ -72,11 +51,11 @@ final class Segments {
     static Memory toMemory(String id, TextSegment segment, String defaultAgent) {
         Map<String, Object> meta = segment == null ? Map.of() : segment.metadata().toMap();
         String text = segment == null ? PLACEHOLDER : segment.text(); // a TextSegment's text is never blank
-        Memory.Builder b = Memory.builder(kind(meta.get(KIND)), name(meta.get(AGENT), defaultAgent), text).id(id)
+        Memory.Builder b = Memory.builder(FieldMetadata.kind(meta.get(KIND)), name(meta.get(AGENT), defaultAgent), text).id(id)
                 .project(name(meta.get(PROJECT), null))
                 .session(name(meta.get(SESSION), null))
                 .metadata(MARKER, segment == null ? EMBEDDING : SEGMENT);
-        Instant t = time(meta.get(TIMESTAMP), id);
+        Instant t = FieldMetadata.time(meta.get(TIMESTAMP), "entry " + id);
         if (t != null) {
             b.time(t, t);
         }
@@ -114,7 +93,7 @@ final class Segments {
             }
             return TextSegment.from(m.text(), new Metadata(meta));
         }
-        return TextSegment.from(m.text(), new Metadata(fieldsOf(m)));
+        return TextSegment.from(m.text(), new Metadata(FieldMetadata.of(m)));
     }
 
     /** The metadata of a segment as {@link #toSegment} returns it; what filters are evaluated on. */
@@ -123,115 +102,9 @@ final class Segments {
         return segment == null ? new Metadata() : segment.metadata();
     }
 
-    private static Map<String, Object> fieldsOf(Memory m) {
-        Map<String, Object> meta = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : m.metadata().entrySet()) {
-            if (!FIELD_KEYS.contains(e.getKey())) {
-                meta.put(e.getKey(), e.getValue());
-            }
-        }
-        meta.put(KIND, m.kind().label());
-        meta.put(AGENT, m.agent());
-        putIfPresent(meta, PROJECT, m.project());
-        putIfPresent(meta, SESSION, m.session());
-        Instant t = m.endedAt() != null ? m.endedAt() : m.startedAt();
-        if (t != null) {
-            meta.put(TIMESTAMP, t.toEpochMilli());
-        }
-        putIfPresent(meta, STARTED_AT, m.startedAt() == null ? null : m.startedAt().toString());
-        putIfPresent(meta, ENDED_AT, m.endedAt() == null ? null : m.endedAt().toString());
-        Provenance p = m.provenance();
-        if (p != null) {
-            meta.put(SOURCE, p.source().toString());
-            meta.put(LINE_START, p.lineStart());
-            meta.put(LINE_END, p.lineEnd());
-            meta.put(BYTE_START, p.byteStart());
-            meta.put(BYTE_END, p.byteEnd());
-        }
-        return meta;
-    }
-
-    private static void putIfPresent(Map<String, Object> meta, String key, String value) {
-        if (value != null) {
-            meta.put(key, value);
-        }
-    }
-
     /** A project, agent or session name from metadata: Strings and UUIDs (as LangChain4j compares them). */
     static String name(Object value, String otherwise) {
         return value instanceof String || value instanceof UUID ? value.toString() : otherwise;
-    }
-
-    /** The kind a {@code kind} value names exactly (lower-case label); NOTE otherwise. */
-    static MemoryKind kind(Object value) {
-        MemoryKind kind = exactKind(value);
-        return kind == null ? MemoryKind.NOTE : kind;
-    }
-
-    /** The kind whose label is exactly {@code value}, or {@code null}. */
-    static MemoryKind exactKind(Object value) {
-        if (value instanceof String s) {
-            for (MemoryKind kind : MemoryKind.values()) {
-                if (kind.label().equals(s)) {
-                    return kind;
-                }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The time a {@code timestamp} value names: epoch milliseconds as an Integer or Long, or a
-     * String holding an ISO-8601 instant ({@code 2026-12-04T10:15:30Z}), a date-time with an offset,
-     * a date (midnight UTC) or epoch milliseconds in digits. Another String is kept as metadata
-     * only ({@code null}: the entry has no time), as LangChain4j itself would.
-     */
-    static Instant time(Object value, String id) {
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof String text) {
-            return parseTime(text.strip(), id);
-        }
-        if (!(value instanceof Integer || value instanceof Long)) {
-            throw new IllegalArgumentException("entry " + id + ": metadata '" + TIMESTAMP + "' must be epoch milliseconds"
-                    + " as an Integer or Long, or an ISO-8601 String (Funes filters on it by time), not "
-                    + value.getClass().getSimpleName() + " " + value);
-        }
-        return epochMillis(((Number) value).longValue(), id);
-    }
-
-    private static Instant parseTime(String text, String id) {
-        if (text.matches("-?\\d{1,19}")) {
-            try {
-                return epochMillis(Long.parseLong(text), id);
-            } catch (NumberFormatException tooLong) {
-                return null;
-            }
-        }
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException notInstant) {
-            // try the next form
-        }
-        try {
-            return OffsetDateTime.parse(text).toInstant();
-        } catch (DateTimeParseException notOffset) {
-            // try the next form
-        }
-        try {
-            return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
-        } catch (DateTimeParseException notDate) {
-            return null;
-        }
-    }
-
-    private static Instant epochMillis(long ms, String id) {
-        if (ms < MIN_TIMESTAMP || ms > MAX_TIMESTAMP) {
-            throw new IllegalArgumentException("entry " + id + ": metadata '" + TIMESTAMP + "' " + ms
-                    + " is outside years 0 to 9999");
-        }
-        return Instant.ofEpochMilli(ms);
     }
 
     static String encode(Object value) {

@@ -1,5 +1,6 @@
 package dev.funes.langchain4j;
 
+import dev.funes.adapter.FilterPushdown;
 import dev.langchain4j.store.embedding.filter.Filter;
 import org.junit.jupiter.api.Test;
 
@@ -20,14 +21,14 @@ class PushdownTest {
         UUID session = UUID.fromString("5f0c2b9e-3d4a-4e8b-9c1d-7a6b5c4d3e2f");
         assertThat(of(metadataKey("project").isEqualTo("/p").and(metadataKey("agent").isEqualTo("codex"))
                 .and(metadataKey("session").isEqualTo(session)).and(metadataKey("kind").isIn("decision", "note"))))
-                .isEqualTo("Pushdown[project=/p, agent=codex, session=" + session
-                        + ", kinds=[DECISION, NOTE], after=null, before=null]");
+                .isEqualTo("FilterPushdown[project=/p, agent=codex, session=" + session
+                        + ", kinds=[DECISION, NOTE], after=null, before=null, file=null]");
     }
 
     @Test
     void timeRangesAreWidenedByAMillisecondEachSide() {
         assertThat(of(metadataKey("timestamp").isGreaterThan(1000L).and(metadataKey("timestamp").isLessThanOrEqualTo(2000.7))))
-                .isEqualTo("Pushdown[project=null, agent=null, session=null, kinds=null, after=999, before=2002]");
+                .isEqualTo("FilterPushdown[project=null, agent=null, session=null, kinds=null, after=999, before=2002, file=null]");
         assertThat(Pushdown.of(metadataKey("timestamp").isGreaterThan(5000L).and(metadataKey("timestamp").isLessThan(4000L)))
                 .impossible()).isTrue();
     }
@@ -45,7 +46,7 @@ class PushdownTest {
                 metadataKey("kind").isIn("decision", "meeting"),
                 metadataKey("timestamp").isEqualTo(5L),
                 metadataKey("timestamp").isGreaterThan(Double.NaN)}) {
-            Pushdown p = Pushdown.of(filter);
+            FilterPushdown p = Pushdown.of(filter);
             assertThat(p.isEmpty()).as(filter.toString()).isTrue();
             assertThat(p.impossible()).as(filter.toString()).isFalse();
         }

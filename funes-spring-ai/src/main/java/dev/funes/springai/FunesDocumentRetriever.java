@@ -3,6 +3,7 @@ package dev.funes.springai;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.adapter.FilterPushdown;
 import org.springframework.ai.document.Document;
 import org.springframework.ai.rag.Query;
 import org.springframework.ai.rag.retrieval.search.DocumentRetriever;
@@ -80,7 +81,7 @@ public final class FunesDocumentRetriever implements DocumentRetriever {
         if (query.text() == null || query.text().isBlank()) {
             return List.of();
         }
-        Pushdown pushdown = Pushdown.of(expression).file(file);
+        FilterPushdown pushdown = Pushdown.of(expression).file(file);
         if (pushdown.impossible()) {
             return List.of();
         }

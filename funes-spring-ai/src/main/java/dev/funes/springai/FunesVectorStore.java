@@ -3,6 +3,7 @@ package dev.funes.springai;
 import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
+import dev.funes.adapter.FilterPushdown;
 import dev.funes.store.FunesStore;
 import dev.funes.store.StoreVectors;
 import dev.funes.store.VectorHit;
@@ -148,7 +149,7 @@ public final class FunesVectorStore implements VectorStore {
     @Override
     public void delete(Filter.Expression filterExpression) {
         Expressions.check(filterExpression);
-        Pushdown pushdown = Pushdown.of(filterExpression);
+        FilterPushdown pushdown = Pushdown.of(filterExpression);
         if (pushdown.impossible()) {
             return;
         }
@@ -174,7 +175,7 @@ public final class FunesVectorStore implements VectorStore {
         if (expression != null) {
             Expressions.check(expression);
         }
-        Pushdown pushdown = Pushdown.of(expression);
+        FilterPushdown pushdown = Pushdown.of(expression);
         if (request.getTopK() < 1 || pushdown.impossible()) {
             return List.of();
         }
@@ -198,7 +199,7 @@ public final class FunesVectorStore implements VectorStore {
         return Optional.of((T) store);
     }
 
-    private static dev.funes.SearchRequest filters(Pushdown pushdown) {
+    private static dev.funes.SearchRequest filters(FilterPushdown pushdown) {
         // The query text of a filter-only request is never used.
         return pushdown.isEmpty() ? null : pushdown.request("*", 1);
     }
