@@ -2,6 +2,7 @@ package dev.funes.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.funes.solr.FederatedSearch;
+import dev.funes.solr.KeptTeamStore;
 import dev.funes.solr.TeamUrl;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
@@ -67,13 +68,13 @@ final class McpCommand implements Callable<Integer> {
             Thread opener = new Thread(() -> open(dir, opening, log), "funes-mcp-open");
             opener.setDaemon(true);
             opener.start();
+            // One team store for the server's life, opened at the first search that needs it (a
+            // failed opening is tried again at the next).
+            KeptTeamStore teamStore = teamUrl == null ? null
+                    : new KeptTeamStore(() -> TeamAccess.open(teamUrl, opening.join().embedder(), dir, null));
             McpTools tools = new McpTools(() -> opening.join().store(), Clock.systemUTC(), System.getProperty("user.dir"),
-                    teamUrl == null ? null : request -> {
-                        OpenStore local = opening.join();
-                        return FederatedSearch.search(local.store(),
-                                () -> TeamAccess.open(teamUrl, local.embedder(), dir, null), request,
-                                TeamSearchRun.TIMEOUT_MILLIS);
-                    });
+                    teamStore == null ? null : request -> FederatedSearch.search(opening.join().store(), teamStore,
+                            request, TeamSearchRun.TIMEOUT_MILLIS));
             if (teamUrl != null) {
                 log.println("funes mcp: search_memory also searches the team collection " + teamUrl);
             }
@@ -85,6 +86,9 @@ final class McpCommand implements Callable<Integer> {
                 transport.serve();
             } finally {
                 server.closeGracefully();
+                if (teamStore != null) {
+                    teamStore.close();
+                }
                 opening.join().close();
             }
             return 0;

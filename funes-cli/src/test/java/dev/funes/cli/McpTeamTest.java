@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.funes.solr.TeamUrl;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,6 +126,64 @@ class McpTeamTest {
             }
             assertThat(ids).isNotEmpty().isEqualTo(local);
         }
+    }
+
+    @Test
+    void oneTeamConnectionServesTheSearchesAndATeamThatWasUnreachableIsFoundWhenItAnswers(@TempDir Path tmp)
+            throws Exception {
+        // The team reached through a relay that can refuse connections and accept them again, as
+        // a node that goes down and comes back, while the cluster itself keeps running.
+        TeamUrl url = TeamUrl.parse(team);
+        URI node = url.nodes().get(0);
+        try (TcpRelay relay = new TcpRelay(node.getHost(), node.getPort())) {
+            String relayed = "http://127.0.0.1:" + relay.port() + node.getPath() + "/" + url.collection();
+            Path store = Files.createDirectories(tmp.resolve("machine-a"));
+            try (FunesProcess mcp = FunesProcess.start(env(tmp, "reader"), "512m",
+                    "mcp", "--store", store.toString(), "--team", relayed)) {
+                McpStdioClient client = new McpStdioClient(mcp, PATIENCE);
+                client.initialize();
+
+                // Unreachable at the first search: the opening fails, and is not remembered.
+                JsonNode down = search(client, QUESTION);
+                assertThat(down.get("warning").asText()).as(down.toString()).contains("could not be searched");
+                assertThat(teamHits(down)).isEmpty();
+
+                relay.up();
+                JsonNode first = search(client, QUESTION);
+                assertThat(first.has("warning")).as(first.toString()).isFalse();
+                assertThat(teamHits(first)).isNotEmpty();
+                int connections = relay.accepted();
+                assertThat(connections).isPositive();
+
+                JsonNode second = search(client, "how was the flaky test fixed");
+                assertThat(second.has("warning")).as(second.toString()).isFalse();
+                assertThat(teamHits(second)).isNotEmpty();
+                assertThat(relay.accepted()).as("connections opened to the team after the second search:"
+                        + " the first search's are kept").isEqualTo(connections);
+
+                // Down after it was opened: a warning; back: found again by the same server.
+                relay.down();
+                JsonNode cut = search(client, QUESTION);
+                assertThat(cut.get("warning").asText()).as(cut.toString()).contains("could not be searched");
+                assertThat(teamHits(cut)).isEmpty();
+                relay.up();
+                JsonNode back = search(client, QUESTION);
+                assertThat(back.has("warning")).as(back.toString()).isFalse();
+                assertThat(teamHits(back)).isEqualTo(teamHits(first));
+            }
+        }
+    }
+
+    /** The ids of the hits from the team (published from machine-b). */
+    private static List<String> teamHits(JsonNode result) {
+        List<String> ids = new ArrayList<>();
+        for (JsonNode hit : result.get("hits")) {
+            if (hit.get("from").asText().equals("team")) {
+                assertThat(hit.get("origin").asText()).isEqualTo("machine-b");
+                ids.add(hit.get("id").asText());
+            }
+        }
+        return ids;
     }
 
     private static JsonNode search(McpStdioClient client, String query) throws Exception {

@@ -71,12 +71,27 @@ public final class FederatedSearch {
      */
     public static Result search(MemoryStore local, Supplier<SolrMemoryStore> team, SearchRequest request,
                                 long timeoutMillis) {
-        Objects.requireNonNull(local, "local");
-        CompletableFuture<List<TeamHit>> remote = CompletableFuture.supplyAsync(() -> {
+        Objects.requireNonNull(team, "team");
+        return searchBoth(local, () -> {
             try (SolrMemoryStore store = team.get()) {
                 return store.searchTeam(request);
             }
-        });
+        }, request, timeoutMillis);
+    }
+
+    /**
+     * {@link #search(MemoryStore, Supplier, SearchRequest, long)} with a team store kept across
+     * searches: opened at the first (or, while opening fails, at the next), never closed here.
+     */
+    public static Result search(MemoryStore local, KeptTeamStore team, SearchRequest request, long timeoutMillis) {
+        Objects.requireNonNull(team, "team");
+        return searchBoth(local, () -> team.get().searchTeam(request), request, timeoutMillis);
+    }
+
+    private static Result searchBoth(MemoryStore local, Supplier<List<TeamHit>> team, SearchRequest request,
+                                     long timeoutMillis) {
+        Objects.requireNonNull(local, "local");
+        CompletableFuture<List<TeamHit>> remote = CompletableFuture.supplyAsync(team);
         List<SearchHit> mine = local.search(request);
         List<TeamHit> theirs = List.of();
         String warning = null;
