@@ -36,6 +36,7 @@ final class CdsTraining {
 
     /** Runs the commands; see the class comment. */
     public static void main(String[] args) throws Exception {
+        KeptSqliteLibrary.use(); // its classes archived, and the launcher's copy extracted once per build
         Path dir = Files.createTempDirectory("funes-cds-");
         boolean ok;
         try {

@@ -58,6 +58,9 @@ public final class Main implements Callable<Integer> {
     /** Commands that read the whole command tree: they get every subcommand. */
     private static final Set<String> NEED_EVERY_COMMAND = Set.of("help", "completion");
 
+    /** First words of command lines that never open a store: they need no SQLite library. */
+    private static final Set<String> OPEN_NO_STORE = Set.of("--help", "-h", "--version", "-V", "help", "completion");
+
     /** Exit status when indexing finished but skipped some input. */
     static final int EXIT_PARTIAL = 3;
     /** Options that, first on the line, can only mean {@code funes index}. */
@@ -78,6 +81,9 @@ public final class Main implements Callable<Integer> {
         java.util.OptionalInt served = ServeClient.ask(args);
         if (served.isPresent()) {
             System.exit(served.getAsInt());
+        }
+        if (args.length == 0 || !OPEN_NO_STORE.contains(args[0])) {
+            KeptSqliteLibrary.use();
         }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }

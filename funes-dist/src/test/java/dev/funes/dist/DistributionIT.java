@@ -175,6 +175,8 @@ class DistributionIT {
         assertThat(stats.err()).as("nothing to prepare any more, no JVM warning").isEmpty();
         assertThat(stats.out()).contains("store      " + demo.resolve("store"))
                 .containsPattern("memories   [1-9]\\d* in 1 sessions from 1 files");
+        // sqlite-jdbc's library, extracted once into the user's cache and loaded from there since.
+        assertThat(cache.resolve("funes/native")).isDirectoryContaining("glob:**/libsqlitejdbc-*");
     }
 
     private record Run(int status, String out, String err) {
