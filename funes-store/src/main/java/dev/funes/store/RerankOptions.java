@@ -14,9 +14,10 @@ package dev.funes.store;
  *       same session loses {@code duplicateWeight}, so a distinct relevant memory comes before the
  *       repeat;</li>
  *   <li><b>more matching passages</b>: when passages roll up to their memory (the memory takes the
- *       place of its best candidate), the memory also gains {@code passageWeight} × the scores of
- *       its next {@value #MORE_PASSAGES} best candidates among the ranked ones: a long exchange
- *       that answers in several places ranks above one that matches in one sentence.</li>
+ *       place of its best candidate), the memory also gains {@code passageWeight} × what its next
+ *       {@value #MORE_PASSAGES} best candidates with any evidence matched by (their lexical
+ *       contribution, and their dense one when it came from a vector not counted yet): a long
+ *       exchange that answers in several places ranks above one that matches in one sentence.</li>
  * </ul>
  *
  * @param proximityWeight     the largest proximity bonus, at least 0 (0 turns it off)
@@ -24,8 +25,8 @@ package dev.funes.store;
  * @param duplicateSimilarity the shingle Jaccard similarity from which two texts are near-duplicates, in (0, 1]
  * @param depth               how many of the best fused candidates are reranked, at least 1; the
  *                            others keep their fused score (a demoted hit may fall below them)
- * @param passageWeight       the share of a memory's further matching candidates' scores added to
- *                            it, at least 0 (0 turns it off)
+ * @param passageWeight       the share of what a memory's further matching candidates matched by
+ *                            that is added to it, at least 0 (0 turns it off)
  */
 public record RerankOptions(double proximityWeight, double duplicateWeight, double duplicateSimilarity, int depth,
                             double passageWeight) {

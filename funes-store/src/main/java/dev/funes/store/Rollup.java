@@ -79,8 +79,8 @@ final class Rollup {
                 ScoreParts p = hit.parts();
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
                 double evidence = Math.max(0, p.lexicalContribution()) + (newVector ? Math.max(0, p.denseContribution()) : 0);
-                double[] counted = more.computeIfAbsent(key, k -> new double[2]);
-                if (evidence > 0 && counted[1] < RerankOptions.MORE_PASSAGES) {
+                double[] counted = evidence > 0 ? more.computeIfAbsent(key, k -> new double[2]) : null;
+                if (counted != null && counted[1] < RerankOptions.MORE_PASSAGES) {
                     counted[0] += passageWeight * evidence;
                     counted[1]++;
                 }
