@@ -22,9 +22,16 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,8 +95,12 @@ class TeamTest {
         }
 
         TeamPublish.Report publish() {
+            return publish(TeamPublish.PAGE);
+        }
+
+        TeamPublish.Report publish(int page) {
             try (SolrMemoryStore t = team(name)) {
-                TeamPublish.Report r = TeamPublish.publish(local, t, Set.of(), cursor, name, c -> cursor = c);
+                TeamPublish.Report r = TeamPublish.publish(local, t, Set.of(), cursor, name, c -> cursor = c, page);
                 assertThat(r.cursor()).isEqualTo(cursor);
                 return r;
             }
@@ -179,6 +190,103 @@ class TeamTest {
             try (SolrMemoryStore t = team("reader-view")) {
                 assertThat(t.stats().memories()).isEqualTo(5);
             }
+        }
+    }
+
+    @Test
+    void threeMachinesPublishingAtOnceLeaveExactlyTheUnionOfTheirMemories(@TempDir Path dir) throws Exception {
+        // Each machine has memories of its own and a few it shares with the others (the same
+        // memories, so the same ids: one shared log indexed on every machine). Small pages, so
+        // that the three publishes interleave their lookups, uploads and commits.
+        List<Memory> shared = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            shared.add(memory("shared-" + (i % 4), "Shared runbook step " + i + ": restart the " + SERVICES[i % SERVICES.length]
+                    + " service after rotating its certificate, then check the health endpoint."));
+        }
+        Map<String, Memory> union = new LinkedHashMap<>();
+        shared.forEach(m -> union.put(m.id(), m));
+        List<Machine> machines = new ArrayList<>();
+        try {
+            for (String name : List.of("machine-a", "machine-b", "machine-c")) {
+                List<Memory> memories = new ArrayList<>(shared);
+                for (int i = 0; i < 160; i++) {
+                    memories.add(memory(name + "-" + (i % 8), "On " + name + ", change " + i + " to the "
+                            + SERVICES[i % SERVICES.length] + " service: " + CHANGES[i % CHANGES.length] + "."));
+                }
+                memories.forEach(m -> union.put(m.id(), m));
+                machines.add(new Machine(name, dir.resolve(name), memories));
+            }
+            assertThat(union).hasSize(20 + 3 * 160);
+
+            List<TeamPublish.Report> first = publishAtOnce(machines, 25);
+            for (TeamPublish.Report r : first) {
+                assertThat(r.read()).isEqualTo(180);
+                assertThat(r.stored().added() + r.stored().unchanged()).isEqualTo(180);
+                assertThat(r.stored().embedded()).isZero();
+            }
+            assertCollectionHolds(union);
+
+            // Run again, at once, from the cursors: nothing is sent; from the start: all there already.
+            for (TeamPublish.Report r : publishAtOnce(machines, 25)) {
+                assertThat(r.stored().added()).isZero();
+                assertThat(r.deleted()).isZero();
+            }
+            machines.forEach(m -> m.cursor = TeamPublish.Cursor.START);
+            for (TeamPublish.Report r : publishAtOnce(machines, 25)) {
+                assertThat(r.stored().added()).isZero();
+                assertThat(r.stored().unchanged()).isEqualTo(180);
+            }
+            assertCollectionHolds(union);
+        } finally {
+            machines.forEach(Machine::close);
+        }
+    }
+
+    private static final String[] SERVICES = {"billing", "search", "gateway", "auth", "scheduler", "ledger", "mailer"};
+    private static final String[] CHANGES = {
+        "raised the connection pool from 20 to 50 after timeouts under load",
+        "pinned the JDK to 17.0.11 because 17.0.12 changed the TLS defaults",
+        "moved the cron job to 02:30 UTC so it stops overlapping the backup",
+        "replaced the hand-written retry loop with exponential backoff and jitter",
+        "added an index on orders(customer_id, created_at) for the slow report query",
+        "split the integration tests into their own Gradle source set",
+        "turned off HTTP/2 on the internal load balancer, which reset long uploads",
+        "documented the rollback command in the runbook"};
+
+    /** Publishes every machine on a thread of its own, all started together; their reports in order. */
+    private static List<TeamPublish.Report> publishAtOnce(List<Machine> machines, int page) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(machines.size());
+        try {
+            CyclicBarrier start = new CyclicBarrier(machines.size());
+            List<Future<TeamPublish.Report>> running = new ArrayList<>();
+            for (Machine m : machines) {
+                running.add(threads.submit(() -> {
+                    start.await(1, TimeUnit.MINUTES);
+                    return m.publish(page);
+                }));
+            }
+            List<TeamPublish.Report> reports = new ArrayList<>();
+            for (Future<TeamPublish.Report> f : running) {
+                reports.add(f.get(5, TimeUnit.MINUTES)); // a guard against a hang, not a timing assertion
+            }
+            return reports;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The collection holds these memories, each once and as stored locally, and no other. */
+    private void assertCollectionHolds(Map<String, Memory> memories) {
+        try (SolrMemoryStore t = team("reader-view")) {
+            assertThat(t.stats().memories()).isEqualTo(memories.size());
+            Map<String, Memory> stored = t.getAll(memories.keySet());
+            assertThat(stored).hasSize(memories.size());
+            for (Memory m : memories.values()) {
+                assertThat(stored.get(m.id())).as(m.id()).isEqualTo(m);
+            }
+            // Every memory has its own vector: the nearest to a text's is its own memory.
+            Memory probe = memories.values().iterator().next();
+            assertThat(t.search(SearchRequest.of(probe.text())).get(0).memory().id()).isEqualTo(probe.id());
         }
     }
 
