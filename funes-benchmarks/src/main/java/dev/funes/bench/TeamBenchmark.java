@@ -36,10 +36,14 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp 'funes-benchmarks/target/funes-benchmarks.jar:funes-benchmarks/target/lib/*' \
- *     dev.funes.bench.TeamBenchmark STORE QUERIES.jsonl [--queries N] [--warmup N] [--heap 3g] [--out FILE]
+ *     dev.funes.bench.TeamBenchmark STORE QUERIES.jsonl [--queries N] [--warmup N] [--heap 3g]
+ *     [--publish-seconds S] [--out FILE]
  * </pre>
  *
  * QUERIES.jsonl: one {@code {"text": ...}} object a line (the corpus' {@code queries-*.jsonl}).
+ * {@code --publish-seconds S} stops the publish after the first page that ends past S seconds
+ * and searches what was published (the report says how much): a bound for runs that cannot
+ * publish everything in the time they have.
  */
 public final class TeamBenchmark {
 
@@ -52,7 +56,8 @@ public final class TeamBenchmark {
     public static void main(String[] args) throws Exception {
         java.util.logging.Logger.getLogger("io.github.jbellis").setLevel(java.util.logging.Level.SEVERE);
         if (args.length < 2) {
-            System.err.println("usage: TeamBenchmark STORE QUERIES.jsonl [--queries N] [--warmup N] [--heap 3g] [--out FILE]");
+            System.err.println("usage: TeamBenchmark STORE QUERIES.jsonl [--queries N] [--warmup N] [--heap 3g]"
+                    + " [--publish-seconds S] [--out FILE]");
             System.exit(2);
         }
         Path source = Path.of(args[0]);
@@ -61,12 +66,14 @@ public final class TeamBenchmark {
         int warmup = 20;
         String heap = "3g";
         Path out = null;
+        long publishLimit = Long.MAX_VALUE;
         for (int i = 2; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--queries" -> queries = Integer.parseInt(args[i + 1]);
                 case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
                 case "--heap" -> heap = args[i + 1];
                 case "--out" -> out = Path.of(args[i + 1]);
+                case "--publish-seconds" -> publishLimit = Long.parseLong(args[i + 1]);
                 default -> {
                     System.err.println("unknown option " + args[i]);
                     System.exit(2);
@@ -90,17 +97,36 @@ public final class TeamBenchmark {
             System.err.printf(Locale.ROOT, "local store: %,d memories; publishing%n", memories);
             long t1 = System.nanoTime();
             long[] last = {t1};
-            TeamPublish.Report published = TeamPublish.publish(local, team, Set.of(), TeamPublish.Cursor.START, "bench",
-                    c -> {
-                        long now = System.nanoTime();
-                        System.err.printf(Locale.ROOT, "  seq %,d: page in %.1f s, %.0f s in all%n", c.seq(),
-                                (now - last[0]) / 1e9, (now - t1) / 1e9);
-                        last[0] = now;
-                    });
+            long[] pages = {0};
+            long limit = publishLimit;
+            String stopped = null;
+            long read;
+            try {
+                TeamPublish.Report published = TeamPublish.publish(local, team, Set.of(), TeamPublish.Cursor.START,
+                        "bench", c -> {
+                            long now = System.nanoTime();
+                            pages[0]++;
+                            System.err.printf(Locale.ROOT, "  seq %,d: page in %.1f s, %.0f s in all%n", c.seq(),
+                                    (now - last[0]) / 1e9, (now - t1) / 1e9);
+                            last[0] = now;
+                            if ((now - t1) / 1e9 > limit) {
+                                throw new StopPublish();
+                            }
+                        });
+                read = published.read();
+                System.err.printf(Locale.ROOT, "published %,d (%,d added, %,d embedded)%n", read,
+                        published.stored().added(), published.stored().embedded());
+            } catch (StopPublish e) {
+                read = -1;
+                stopped = String.format(Locale.ROOT, "stopped after %,d pages (--publish-seconds %d)", pages[0], limit);
+            }
             double publishSeconds = seconds(t1);
             long inTeam = team.stats().memories();
-            System.err.printf(Locale.ROOT, "published %,d (%,d added, %,d embedded) in %.0f s; the team holds %,d%n",
-                    published.read(), published.stored().added(), published.stored().embedded(), publishSeconds, inTeam);
+            if (read < 0) {
+                read = inTeam;
+            }
+            System.err.printf(Locale.ROOT, "publish: %,d memories in %.0f s%s; the team holds %,d%n", read,
+                    publishSeconds, stopped == null ? "" : ", " + stopped, inTeam);
 
             for (int i = 0; i < warmup; i++) {
                 local.search(SearchRequest.of(texts.get(i)));
@@ -130,8 +156,11 @@ public final class TeamBenchmark {
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), heap,
                     Runtime.getRuntime().maxMemory() >> 20));
             report.append(String.format(Locale.ROOT, "- publish: %,d memories in %.0f s: %.0f memories/s (pages of %,d,"
-                            + " each looked up, sent, committed); the collection holds %,d%n",
-                    published.read(), publishSeconds, published.read() / publishSeconds, TeamPublish.PAGE, inTeam));
+                            + " each looked up, sent, committed)%s; the collection holds %,d%n",
+                    read, publishSeconds, read / publishSeconds, TeamPublish.PAGE,
+                    stopped == null ? "" : String.format(Locale.ROOT, "; NOT COMPLETE: %s, %,d in the local store",
+                            stopped, memories),
+                    inTeam));
             report.append(String.format(Locale.ROOT, "- disk: local store %.1f MB; collection %.1f MB of index over its"
                             + " 4 replicas (%.1f MB a copy, %.2f KB a memory), %.1f MB with transaction logs and"
                             + " ZooKeeper%n",
@@ -149,6 +178,13 @@ public final class TeamBenchmark {
         System.out.print(report);
         if (out != null) {
             Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Thrown from the publish's progress callback to end it at {@code --publish-seconds}. */
+    private static final class StopPublish extends RuntimeException {
+        StopPublish() {
+            super(null, null, false, false);
         }
     }
 
