@@ -108,7 +108,9 @@ public final class Main implements Callable<Integer> {
      * @param err  where logs, progress and errors go
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        QuietJVector.LOG.getName(); // before any store opens
+        if (args.length == 0 || !args[0].equals("mcp")) {
+            quietJVector(); // before any store opens; mcp's store opens on a thread of its own, which calls it
+        }
         if (args.length > 0 && INDEX_FIRST_OPTIONS.contains(args[0].split("=", 2)[0])) {
             // The form older announcements show, `funes --index-path DIR ...`: index is meant.
             err.println("funes: reading this as 'funes index " + String.join(" ", args) + "'");
@@ -161,6 +163,11 @@ public final class Main implements Callable<Integer> {
             return 1;
         });
         return cli;
+    }
+
+    /** JVector's logger set to errors only (see {@link QuietJVector}); to be called before a store opens. */
+    static void quietJVector() {
+        QuietJVector.LOG.getName();
     }
 
     /** The user-facing reason for a failure, on one line. */

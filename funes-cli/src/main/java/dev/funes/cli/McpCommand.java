@@ -10,7 +10,6 @@ import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -65,7 +64,12 @@ final class McpCommand implements Callable<Integer> {
             // starts and answers initialize: a client's handshake waits for neither, only its first
             // tool call waits for the store.
             CompletableFuture<OpenStore> opening = new CompletableFuture<>();
-            Thread opener = new Thread(() -> open(dir, opening, log), "funes-mcp-open");
+            // The tool arguments' validator is made on that thread too, once the store is open.
+            DeferredSchemaValidator validator = new DeferredSchemaValidator();
+            Thread opener = new Thread(() -> {
+                open(dir, opening, log);
+                validator.prepare();
+            }, "funes-mcp-open");
             opener.setDaemon(true);
             opener.start();
             // One team store for the server's life, opened at the first search that needs it (a
@@ -81,7 +85,7 @@ final class McpCommand implements Callable<Integer> {
             // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
             McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
                     protocolIn, protocolOut, log);
-            McpSyncServer server = start(tools, transport);
+            McpSyncServer server = start(tools, transport, validator);
             try {
                 transport.serve();
             } finally {
@@ -103,6 +107,7 @@ final class McpCommand implements Callable<Integer> {
      */
     private static void open(Path dir, CompletableFuture<OpenStore> opening, PrintStream log) {
         try {
+            Main.quietJVector(); // here, not before initialize is answered: java.util.logging takes a while to start
             opening.complete(OpenStore.open(dir, null, true));
         } catch (RuntimeException | Error e) {
             opening.completeExceptionally(e);
@@ -113,7 +118,16 @@ final class McpCommand implements Callable<Integer> {
     }
 
     /** Builds the server on {@code transport}, which then holds its session; {@link McpStdioTransport#serve} runs it. */
-    static McpSyncServer start(McpTools tools, McpServerTransportProvider transport) {
+    static McpSyncServer start(McpTools tools, McpStdioTransport transport) {
+        return start(tools, transport, new DeferredSchemaValidator());
+    }
+
+    /**
+     * As {@link #start(McpTools, McpStdioTransport)}, checking tool arguments with {@code validator}.
+     * The server converts with the transport's mapper: left to itself, the SDK looks for one in
+     * every jar of the class path and makes another {@code ObjectMapper}.
+     */
+    static McpSyncServer start(McpTools tools, McpStdioTransport transport, DeferredSchemaValidator validator) {
         List<McpServerFeatures.SyncToolSpecification> specs = new ArrayList<>();
         for (McpSchema.Tool tool : McpTools.definitions()) {
             specs.add(McpServerFeatures.SyncToolSpecification.builder()
@@ -122,6 +136,8 @@ final class McpCommand implements Callable<Integer> {
                     .build());
         }
         return McpServer.sync(transport)
+                .jsonMapper(transport.json())
+                .jsonSchemaValidator(validator)
                 .serverInfo("funes", FunesVersion.current())
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .instructions("Funes is the memory of earlier coding-agent sessions. Search it before "

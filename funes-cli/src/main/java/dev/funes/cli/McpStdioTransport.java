@@ -64,6 +64,11 @@ final class McpStdioTransport implements McpServerTransportProvider {
         this.log = log;
     }
 
+    /** What writes and reads this transport's messages; the server converts with it too. */
+    McpJsonMapper json() {
+        return json;
+    }
+
     @Override
     public void setSessionFactory(McpServerSession.Factory factory) {
         session = factory.create(new SessionTransport());

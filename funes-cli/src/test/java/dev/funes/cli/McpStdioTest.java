@@ -136,6 +136,44 @@ class McpStdioTest {
         }
     }
 
+    /**
+     * A real {@code funes mcp} answers {@code initialize} before its store is open (the store, and
+     * the validator of tool arguments, are made on another thread), then answers a search exactly
+     * as the tools do on the store opened in this JVM; and arguments the tool's schema refuses are
+     * still refused, by the validator made after the handshake.
+     */
+    @Test
+    void aSearchAfterTheHandshakeAnswersAsInProcessAndBadArgumentsAreStillRefused(@TempDir Path tmp) throws Exception {
+        String store = tmp.resolve("store").toString();
+        CliTest.Result index = CliTest.funes("index", "--store", store, "--index-path", "../examples/demo-session");
+        assertThat(index.status()).as(index.err()).isZero();
+        JsonNode expected;
+        try (OpenStore open = OpenStore.existing(Path.of(store), true)) {
+            McpTools tools = new McpTools(open.store(), java.time.Clock.systemUTC(), "/work/here");
+            expected = HitJson.MAPPER.valueToTree(
+                    tools.call("search_memory", Map.of("query", "two-pass parser"), null).structuredContent());
+        }
+        try (FunesProcess mcp = FunesProcess.start("384m", "mcp", "--store", store)) {
+            Raw client = new Raw(mcp);
+            JsonNode init = client.line(INITIALIZE);
+            assertThat(init.path("result").path("serverInfo").path("name").asText()).as(init.toString()).isEqualTo("funes");
+            ObjectNode search = HitJson.MAPPER.createObjectNode().put("name", "search_memory");
+            search.putObject("arguments").put("query", "two-pass parser");
+            JsonNode found = client.request(2, "tools/call", search).path("result");
+            assertThat(found.path("isError").asBoolean()).as(found.toString()).isFalse();
+            assertThat(found.path("structuredContent")).isEqualTo(expected);
+            assertThat(expected.path("hits").size()).isPositive();
+
+            ObjectNode unknownArgument = HitJson.MAPPER.createObjectNode().put("name", "search_memory");
+            unknownArgument.putObject("arguments").put("query", "parser").put("colour", "red");
+            JsonNode refused = client.request(3, "tools/call", unknownArgument).path("result");
+            assertThat(refused.path("isError").asBoolean()).as(refused.toString()).isTrue();
+            assertThat(refused.toString()).contains("colour");
+            mcp.closeStdin();
+            assertThat(mcp.waitFor(PATIENCE)).as(mcp.describe("exit status")).isZero();
+        }
+    }
+
     /** Every stdout line, each of which must be a JSON-RPC 2.0 message. */
     private static List<JsonNode> messages(FunesProcess mcp) throws IOException {
         List<JsonNode> all = new ArrayList<>();

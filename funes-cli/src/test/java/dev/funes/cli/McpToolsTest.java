@@ -76,6 +76,25 @@ class McpToolsTest {
         assertThat(McpTools.definitions().get(1).inputSchema().get("required")).isEqualTo(List.of("kind", "text"));
     }
 
+    /**
+     * The check the SDK made of every tool's schema at each start, before {@code initialize} could
+     * be answered ({@link DeferredSchemaValidator} skips it there): every schema is valid JSON
+     * Schema 2020-12, and the validator of tool arguments still refuses what the schema refuses.
+     */
+    @Test
+    void everyToolSchemaIsValidJsonSchemaAndArgumentsAreStillChecked() {
+        var real = new io.modelcontextprotocol.json.schema.jackson2.DefaultJsonSchemaValidator();
+        for (McpSchema.Tool tool : McpTools.definitions()) {
+            var check = real.validateSchema(tool.inputSchema());
+            assertThat(check.valid()).as(tool.name() + ": " + check.errorMessage()).isTrue();
+        }
+        DeferredSchemaValidator deferred = new DeferredSchemaValidator();
+        Map<String, Object> search = McpTools.definitions().get(0).inputSchema();
+        assertThat(deferred.validate(search, Map.of("query", "two-pass parser")).valid()).isTrue();
+        assertThat(deferred.validate(search, Map.of("limit", 3)).valid()).as("no query").isFalse();
+        assertThat(deferred.validate(search, Map.of("query", "x", "colour", "red")).valid()).as("unknown argument").isFalse();
+    }
+
     @Test
     void searchMemoryReturnsCompactHitsWithTheirSourceLines() throws IOException {
         JsonNode hits = ok(tools.call("search_memory",
