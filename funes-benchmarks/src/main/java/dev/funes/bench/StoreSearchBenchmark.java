@@ -1,6 +1,7 @@
 package dev.funes.bench;
 
 import dev.funes.Embedder;
+import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
@@ -14,9 +15,14 @@ import dev.funes.store.StoreOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -81,6 +87,15 @@ public class StoreSearchBenchmark {
     @Param("")
     public String agent;
 
+    /**
+     * Filters of the request, {@code +}-separated, each {@code NAME:VALUE}: {@code agent:NAME},
+     * {@code project:NAME}, {@code kind:LABEL} (several: {@code ;}-separated; JMH splits values at commas), {@code after:WHEN},
+     * {@code before:WHEN} ({@code WHEN}: an ISO instant or date, UTC), {@code session:ID}; empty for
+     * none. For example {@code kind:exchange} or {@code after:2027-10-01+before:2027-11-01}.
+     */
+    @Param("")
+    public String filter;
+
     /** Corpus vectors loaded for their questions alone once the store is built. */
     private static final int QUESTIONS_ONLY = 1000;
 
@@ -88,10 +103,12 @@ public class StoreSearchBenchmark {
     private MemoryStore store;
     private VectorCorpus corpus;
     private int next;
+    private Consumer<SearchRequest.Builder> filters;
 
     /** Builds the store if it is not cached yet, then opens it. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
+        filters = filters(filter);
         Path dir = storeDir(source, size, seed);
         // Once the store is built only the held-out questions are needed, and they do not depend
         // on the size: a small sample brings them without a million vectors on the heap, so the
@@ -110,6 +127,47 @@ public class StoreSearchBenchmark {
         store = FunesStore.open(dir, embedder, options.build());
         System.out.println();
         System.out.println("store-open " + FunesStore.openReport(store).summary());
+    }
+
+    /** The request filters that {@link #filter} names; an unknown name fails the trial with it. */
+    static Consumer<SearchRequest.Builder> filters(String spec) {
+        Consumer<SearchRequest.Builder> all = r -> { };
+        for (String part : spec.split("\\+")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int colon = part.indexOf(':');
+            if (colon < 1) {
+                throw new IllegalArgumentException("filter '" + part + "' is not NAME:VALUE");
+            }
+            String value = part.substring(colon + 1).strip();
+            Consumer<SearchRequest.Builder> one = switch (part.substring(0, colon).strip()) {
+                case "agent" -> r -> r.agent(value);
+                case "project" -> r -> r.project(value);
+                case "session" -> r -> r.session(value);
+                case "kind" -> {
+                    MemoryKind[] kinds = Arrays.stream(value.split(";")).map(MemoryKind::fromLabel)
+                            .toArray(MemoryKind[]::new);
+                    yield r -> r.kinds(kinds);
+                }
+                case "after" -> {
+                    Instant at = when(value);
+                    yield r -> r.after(at);
+                }
+                case "before" -> {
+                    Instant at = when(value);
+                    yield r -> r.before(at);
+                }
+                default -> throw new IllegalArgumentException("unknown filter '" + part
+                        + "' (agent, project, session, kind, after, before)");
+            };
+            all = all.andThen(one);
+        }
+        return all;
+    }
+
+    private static Instant when(String value) {
+        return value.contains("T") ? Instant.parse(value) : LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant();
     }
 
     /** Where the store of a corpus lives: in the corpus cache. */
@@ -133,6 +191,7 @@ public class StoreSearchBenchmark {
         if (!agent.isEmpty()) {
             request.agent(agent);
         }
+        filters.accept(request);
         return store.search(request.build());
     }
 
