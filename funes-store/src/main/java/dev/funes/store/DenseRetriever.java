@@ -11,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -66,6 +65,11 @@ final class DenseRetriever {
         this.modelId = embedder.modelId();
         this.dimension = embedder.dimension();
         this.tuning = tuning;
+    }
+
+    /** The dense index. For tests. */
+    StoreIndex index() {
+        return ann;
     }
 
     /** Brings the dense index up to what this read transaction sees (vectors committed since, a new manifest). */
@@ -194,23 +198,18 @@ final class DenseRetriever {
         }
     }
 
-    /** The vectors of the memories passing the filter, read before a filtered dense search. */
+    /**
+     * The vectors of the memories passing the filter, read before a filtered dense search: from
+     * the filter column's index, which holds {@code vector_id} (migration 9), as one list.
+     */
     static VectorIdSet allowedVectors(Connection c, SqlFilter filter) throws SQLException {
         // No DISTINCT: VectorIdSet drops repeats, cheaper than SQLite's temporary B-tree.
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT m.vector_id FROM memories m WHERE 1 = 1" + filter.sql())) {
+                "SELECT group_concat(m.vector_id) FROM memories m WHERE 1 = 1" + filter.sql())) {
             filter.bind(ps, 1);
-            long[] ids = new long[64];
-            int n = 0;
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    if (n == ids.length) {
-                        ids = Arrays.copyOf(ids, n * 2);
-                    }
-                    ids[n++] = rs.getLong(1);
-                }
+                return VectorIdSet.parse(rs.next() ? rs.getString(1) : null);
             }
-            return VectorIdSet.of(ids, n);
         }
     }
 

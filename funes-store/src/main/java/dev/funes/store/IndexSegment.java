@@ -291,9 +291,11 @@ final class IndexSegment {
      * Offers the {@code beam} best of {@code wanted} (those this segment holds and {@code accept}
      * admits) by their PQ codes, reranked with their full vectors: every one of them is scored,
      * where a graph walk restricted to them would visit much of the graph to meet enough of a
-     * small share. A segment without codes scores them all exactly.
+     * small share. A set large against the segment is met by walking the ordinals and asking the
+     * set (a bit test), a small one by looking each id up. A segment without codes scores them all
+     * exactly.
      */
-    void scanAmong(VectorFloat<?> query, float[] queryArray, long[] wanted, int beam, LongPredicate accept,
+    void scanAmong(VectorFloat<?> query, float[] queryArray, VectorIdSet wanted, int beam, LongPredicate accept,
                    SegmentedIndex.HitSink sink) {
         if (codes == null) {
             exact(queryArray, wanted, accept, sink);
@@ -302,23 +304,31 @@ final class IndexSegment {
         boolean plain = scalar != null && scalarScores;
         ScoreFunction.ApproximateScoreFunction approximate = plain ? scalar.approximate(queryArray)
                 : codes.precomputedScoreFunctionFor(query, SIMILARITY);
-        // Score (never negative: (1 + d) / 2) in the high half, ordinal in the low: sorted by score.
-        long[] scored = new long[wanted.length];
-        int n = 0;
-        for (long id : wanted) {
-            int at = Arrays.binarySearch(sortedIds, id);
-            if (at >= 0 && accept.test(id)) {
-                int ordinal = ordinalAt(at);
-                float score = Math.max(0f, approximate.similarityTo(ordinal));
-                scored[n++] = (long) Float.floatToIntBits(score) << 32 | ordinal;
+        // Score (never negative: (1 + d) / 2) in the high half, ordinal in the low: ordered by score.
+        TopKeys best = new TopKeys(beam);
+        if ((long) wanted.size() * ORDINAL_WALK_RATIO >= ids.length) {
+            for (int ordinal = 0; ordinal < ids.length; ordinal++) {
+                long id = ids[ordinal];
+                if (wanted.contains(id) && accept.test(id)) {
+                    float score = Math.max(0f, approximate.similarityTo(ordinal));
+                    best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
+                }
             }
+        } else {
+            wanted.forEach(id -> {
+                int at = Arrays.binarySearch(sortedIds, id);
+                if (at >= 0 && accept.test(id)) {
+                    int ordinal = ordinalAt(at);
+                    float score = Math.max(0f, approximate.similarityTo(ordinal));
+                    best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
+                }
+            });
         }
-        Arrays.sort(scored, 0, n);
         try (var view = graph.getView()) {
             ScoreFunction.ExactScoreFunction exact = plain ? ScalarScores.exact(queryArray, view)
                     : view.rerankerFor(query, SIMILARITY);
-            for (int i = n - 1; i >= Math.max(0, n - beam); i--) {
-                int ordinal = (int) scored[i];
+            for (long key : best.keys()) {
+                int ordinal = (int) key;
                 sink.offer(ids[ordinal], 2.0 * exact.similarityTo(ordinal) - 1.0);
             }
         } catch (IOException e) {
@@ -326,15 +336,69 @@ final class IndexSegment {
         }
     }
 
+    /**
+     * A scan walks every ordinal (a bit test each) instead of looking each wanted id up (a
+     * bisection of the sorted ids, some twenty cache misses) once the set holds at least one id
+     * per this many vectors of the segment.
+     */
+    static final int ORDINAL_WALK_RATIO = 16;
+
+    /** The {@code n} largest of the longs offered, kept in a min-heap: no sort of every score. */
+    static final class TopKeys {
+        private final long[] heap;
+        private int size;
+
+        TopKeys(int n) {
+            heap = new long[Math.max(1, n)];
+        }
+
+        void offer(long key) {
+            if (size < heap.length) {
+                int i = size++;
+                while (i > 0) {
+                    int parent = (i - 1) >>> 1;
+                    if (heap[parent] <= key) {
+                        break;
+                    }
+                    heap[i] = heap[parent];
+                    i = parent;
+                }
+                heap[i] = key;
+            } else if (key > heap[0]) {
+                int i = 0;
+                while (true) {
+                    int child = 2 * i + 1;
+                    if (child >= size) {
+                        break;
+                    }
+                    if (child + 1 < size && heap[child + 1] < heap[child]) {
+                        child++;
+                    }
+                    if (heap[child] >= key) {
+                        break;
+                    }
+                    heap[i] = heap[child];
+                    i = child;
+                }
+                heap[i] = key;
+            }
+        }
+
+        /** The keys kept, in no particular order. */
+        long[] keys() {
+            return Arrays.copyOf(heap, size);
+        }
+    }
+
     /** Offers the exact similarity of each of {@code wanted} this segment holds. */
-    void exact(float[] query, long[] wanted, LongPredicate accept, SegmentedIndex.HitSink sink) {
+    void exact(float[] query, VectorIdSet wanted, LongPredicate accept, SegmentedIndex.HitSink sink) {
         try (var view = graph.getView()) {
-            for (long id : wanted) {
+            wanted.forEach(id -> {
                 int at = Arrays.binarySearch(sortedIds, id);
                 if (at >= 0 && accept.test(id)) {
                     sink.offer(id, dot(query, view.getVector(ordinalAt(at))));
                 }
-            }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("reading the index segment " + file + " failed", e);
         }

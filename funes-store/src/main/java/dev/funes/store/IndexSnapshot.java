@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
 
 /**
@@ -95,7 +96,7 @@ record IndexSnapshot(List<IndexSegment> segments, Memtable active, List<Memtable
      * The {@code k} most similar among the given ids, the segments acquired: scanned on PQ codes
      * and the best {@code beam} reranked ({@code scan}), or scored exactly.
      */
-    List<Hit> among(float[] query, int k, long[] ids, boolean scan, int beam) {
+    List<Hit> among(float[] query, int k, VectorIdSet ids, boolean scan, int beam) {
         LongPredicate accept = id -> tombstones.isEmpty() || !tombstones.contains(id);
         Collector collector = new Collector();
         VectorFloat<?> q = IndexSegment.VECTORS.createFloatVector(query);
@@ -109,7 +110,8 @@ record IndexSnapshot(List<IndexSegment> segments, Memtable active, List<Memtable
         List<Memtable> memtables = new ArrayList<>(sealing);
         memtables.add(active);
         for (Memtable m : memtables) {
-            for (long id : ids) {
+            // The smaller side is walked: a large allowed set against a small memtable, or the reverse.
+            LongConsumer score = id -> {
                 float[] v = m.vector(id);
                 if (v != null && accept.test(id)) {
                     double dot = 0;
@@ -118,6 +120,15 @@ record IndexSnapshot(List<IndexSegment> segments, Memtable active, List<Memtable
                     }
                     collector.offer(id, dot);
                 }
+            };
+            if (ids.size() > m.size()) {
+                m.forEachId(id -> {
+                    if (ids.contains(id)) {
+                        score.accept(id);
+                    }
+                });
+            } else {
+                ids.forEach(score);
             }
         }
         return collector.top(k);

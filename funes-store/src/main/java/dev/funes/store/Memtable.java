@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
 
 /**
@@ -106,6 +107,13 @@ final class Memtable {
     }
 
     /** The vector of an id (a copy), or {@code null}. */
+    /** Each id this memtable holds, in no particular order. */
+    void forEachId(LongConsumer action) {
+        for (Long id : ordinals.keySet()) {
+            action.accept(id);
+        }
+    }
+
     float[] vector(long id) {
         Integer ordinal = ordinals.get(id);
         return ordinal == null ? null : copy(values.getVector(ordinal));

@@ -278,7 +278,21 @@ final class Schema {
                     "UPDATE sources SET indexed_bytes = 0, indexed_lines = 0, resume = '' WHERE format <> 'funes:ignore'",
                     // Deleting a memory deletes its passages: found by this index, not a scan.
                     "CREATE INDEX IF NOT EXISTS memories_passage_of ON memories(json_extract(metadata, '$.passageOf'))"
-                            + " WHERE kind = 'passage'")));
+                            + " WHERE kind = 'passage'")),
+            // A filtered dense search reads the vector ids of every memory passing the filters
+            // (DenseRetriever.allowedVectors): with vector_id in the index of each filter column,
+            // that is a read of the index alone, not of one whole row per memory (at 1M, 120k
+            // rows cost about half a second). Same names, so nothing else changes.
+            new Migration(9, "filter indexes cover vector_id: a filtered search reads them, not the rows", List.of(
+                    "DROP INDEX IF EXISTS memories_agent_session",
+                    "CREATE INDEX memories_agent_session ON memories(agent, session, vector_id)",
+                    "DROP INDEX IF EXISTS memories_session",
+                    "CREATE INDEX memories_session ON memories(session, vector_id)",
+                    "DROP INDEX IF EXISTS memories_project",
+                    "CREATE INDEX memories_project ON memories(project, vector_id)",
+                    "DROP INDEX IF EXISTS memories_time",
+                    "CREATE INDEX memories_time ON memories(coalesce(ended_at, started_at), vector_id)",
+                    "CREATE INDEX IF NOT EXISTS memories_kind ON memories(kind, vector_id)")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

@@ -655,6 +655,11 @@ public final class SegmentedIndex implements AutoCloseable {
      * graph search restricted to a few nodes could miss some.
      */
     List<Hit> searchAmong(float[] query, int k, long[] ids) {
+        return among(query, k, VectorIdSet.of(ids, ids.length), false);
+    }
+
+    /** {@link #searchAmong(float[], int, long[])} of a set. */
+    List<Hit> searchAmong(float[] query, int k, VectorIdSet ids) {
         return among(query, k, ids, false);
     }
 
@@ -664,10 +669,15 @@ public final class SegmentedIndex implements AutoCloseable {
      * filter too selective for the graph walk); elsewhere scored exactly.
      */
     List<Hit> scanAmong(float[] query, int k, long[] ids) {
+        return among(query, k, VectorIdSet.of(ids, ids.length), true);
+    }
+
+    /** {@link #scanAmong(float[], int, long[])} of a set. */
+    List<Hit> scanAmong(float[] query, int k, VectorIdSet ids) {
         return among(query, k, ids, true);
     }
 
-    private List<Hit> among(float[] query, int k, long[] ids, boolean scan) {
+    private List<Hit> among(float[] query, int k, VectorIdSet ids, boolean scan) {
         check(query);
         IndexSnapshot s = acquire();
         try {

@@ -17,6 +17,7 @@ final class OldStores {
     }
 
     static void downgradeToVersion1(Path storeDir) throws SQLException {
+        downgradeToVersion8(storeDir);
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
             // Migration 7: the counter of full-text rows deleted or rewritten and its triggers.
@@ -64,6 +65,22 @@ final class OldStores {
                 s.execute("DROP TABLE IF EXISTS " + table);
             }
             s.execute("PRAGMA user_version = 1");
+        }
+    }
+
+    /** Undoes migration 9: the filter columns' indexes without {@code vector_id}, and no index of {@code kind}. */
+    static void downgradeToVersion8(Path storeDir) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement()) {
+            for (String index : new String[] {"memories_agent_session", "memories_session", "memories_project",
+                    "memories_time", "memories_kind"}) {
+                s.execute("DROP INDEX IF EXISTS " + index);
+            }
+            s.execute("CREATE INDEX memories_agent_session ON memories(agent, session)");
+            s.execute("CREATE INDEX memories_session ON memories(session)");
+            s.execute("CREATE INDEX memories_project ON memories(project)");
+            s.execute("CREATE INDEX memories_time ON memories(coalesce(ended_at, started_at))");
+            s.execute("PRAGMA user_version = 8");
         }
     }
 }

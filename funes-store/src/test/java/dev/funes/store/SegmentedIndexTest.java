@@ -456,27 +456,41 @@ class SegmentedIndexTest {
             assertThat(index.stats().segments()).singleElement().satisfies(s -> assertThat(s.compressed()).isTrue());
             index.delete(7);
             live.remove(7L);
-            // Every third id (the deleted one among them), as a filter a few memories pass would allow.
-            long[] allowed = java.util.stream.LongStream.rangeClosed(1, CORPUS).filter(id -> id % 3 == 1).toArray();
-            Set<Long> allowedLive = new LinkedHashSet<>();
-            for (long id : allowed) {
-                if (live.contains(id)) {
-                    allowedLive.add(id);
+            // Every third id (the deleted one among them), as a filter a few memories pass would
+            // allow: a bitmap met by walking the segment's ordinals. Every 40th: a bitmap whose
+            // ids are looked up one by one. Every 40th and an id far beyond the others: a sorted
+            // array (a bitmap would be too large), looked up one by one.
+            long[] third = java.util.stream.LongStream.rangeClosed(1, CORPUS).filter(id -> id % 3 == 1).toArray();
+            long[] fortieth = java.util.stream.LongStream.rangeClosed(1, CORPUS).filter(id -> id % 40 == 7).toArray();
+            long[] sparse = java.util.stream.LongStream.concat(java.util.Arrays.stream(fortieth),
+                    java.util.stream.LongStream.of(1L << 40)).toArray();
+            for (long[] allowed : List.of(third, fortieth, sparse)) {
+                VectorIdSet set = VectorIdSet.of(allowed, allowed.length);
+                assertThat(set.bitmap()).isEqualTo(allowed != sparse);
+                assertThat((long) set.size() * IndexSegment.ORDINAL_WALK_RATIO >= CORPUS - 60).isEqualTo(allowed == third);
+                Set<Long> allowedLive = new LinkedHashSet<>();
+                for (long id : allowed) {
+                    if (live.contains(id)) {
+                        allowedLive.add(id);
+                    }
                 }
-            }
-            double sum = 0;
-            for (float[] q : queries) {
-                List<SegmentedIndex.Hit> hits = index.scanAmong(q, K, allowed);
-                assertThat(hits).hasSize(K);
-                assertThat(ids(hits)).allSatisfy(id -> assertThat(allowedLive).contains(id));
-                for (SegmentedIndex.Hit h : hits) {
-                    // reranked: exact cosine, not the PQ estimate
-                    assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                int k = Math.min(K, allowedLive.size());
+                double sum = 0;
+                for (float[] q : queries) {
+                    List<SegmentedIndex.Hit> hits = index.scanAmong(q, K, set);
+                    assertThat(ids(index.scanAmong(q, K, allowed))).isEqualTo(ids(hits));
+                    assertThat(hits).hasSize(k);
+                    assertThat(ids(hits)).allSatisfy(id -> assertThat(allowedLive).contains(id));
+                    for (SegmentedIndex.Hit h : hits) {
+                        // reranked: exact cosine, not the PQ estimate
+                        assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                    }
+                    List<Long> truth = exact(q, k, allowedLive);
+                    sum += (double) ids(hits).stream().filter(truth::contains).count() / k;
                 }
-                List<Long> truth = exact(q, K, allowedLive);
-                sum += (double) ids(hits).stream().filter(truth::contains).count() / K;
+                assertThat(sum / queries.size()).as("recall@%d among %d allowed ids", k, allowed.length)
+                        .isGreaterThanOrEqualTo(0.95);
             }
-            assertThat(sum / queries.size()).as("recall@%d among the allowed ids", K).isGreaterThanOrEqualTo(0.95);
         }
     }
 
