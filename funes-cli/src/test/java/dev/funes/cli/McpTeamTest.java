@@ -155,11 +155,17 @@ class McpTeamTest {
                 int connections = relay.accepted();
                 assertThat(connections).isPositive();
 
-                JsonNode second = search(client, "how was the flaky test fixed");
-                assertThat(second.has("warning")).as(second.toString()).isFalse();
-                assertThat(teamHits(second)).isNotEmpty();
-                assertThat(relay.accepted()).as("connections opened to the team after the second search:"
-                        + " the first search's are kept").isEqualTo(connections);
+                // A kept client reuses its pool; one opened per call connects at least once per
+                // search. (The pool may still grow by a connection when a search's requests
+                // overlap, so the count is compared with the searches, not with the first's.)
+                int more = 5;
+                for (int i = 0; i < more; i++) {
+                    JsonNode next = search(client, i % 2 == 0 ? "how was the flaky test fixed" : QUESTION);
+                    assertThat(next.has("warning")).as(next.toString()).isFalse();
+                    assertThat(teamHits(next)).isNotEmpty();
+                }
+                assertThat(relay.accepted() - connections).as("connections opened to the team by %d more searches:"
+                        + " the first search's client is kept", more).isLessThan(more);
 
                 // Down after it was opened: a warning; back: found again by the same server.
                 relay.down();
