@@ -85,8 +85,8 @@ public final class HybridRanking {
      * @param owners reads the memories that passages belong to, by id (ids not stored absent)
      */
     public List<SearchHit> hits(Function<List<String>, Map<String, Memory>> owners) {
-        List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms(request.query()), options.rerank(),
-                Rollup.CANDIDATES_PER_HIT * request.limit());
+        List<Fusion.Candidate> fused = fusion.ranked();
+        List<SearchHit> ranked = Rerank.apply(fused, queryTerms(request.query()), options.rerank(), fused.size());
         try {
             return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), owners::apply);
         } catch (SQLException e) {

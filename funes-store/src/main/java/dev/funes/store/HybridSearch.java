@@ -133,9 +133,10 @@ final class HybridSearch {
                 }
             }
         }
-        // Passages roll up to the memories they belong to: ask for more, so that k hits remain.
-        List<SearchHit> ranked = Rerank.apply(fusion.ranked(), queryTerms, options.rerank(),
-                Rollup.CANDIDATES_PER_HIT * request.limit());
+        // Passages roll up to the memories they belong to: every candidate goes on, so that k
+        // hits remain however many passages of one memory rank high.
+        List<Fusion.Candidate> fused = fusion.ranked();
+        List<SearchHit> ranked = Rerank.apply(fused, queryTerms, options.rerank(), fused.size());
         return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), ids -> memoriesById(c, ids));
     }
 

@@ -46,7 +46,9 @@ final class Rollup {
     }
 
     /**
-     * @param ranked candidates, best first
+     * @param ranked candidates, best first: the first {@link #CANDIDATES_PER_HIT} × {@code limit}
+     *               are rolled up (with their bonus); later ones only while fewer than
+     *               {@code limit} memories have a place
      * @param limit         most hits returned
      * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
@@ -58,11 +60,23 @@ final class Rollup {
         Map<String, Memory> passageOf = new LinkedHashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
         Map<String, Set<String>> vectors = new HashMap<>(); // per memory: the vectors its dense matches came from
-        for (SearchHit hit : ranked) {
+        int window = CANDIDATES_PER_HIT * limit;
+        for (int i = 0; i < ranked.size(); i++) {
+            SearchHit hit = ranked.get(i);
             Memory m = hit.memory();
             String of = m.kind() == MemoryKind.PASSAGE ? m.metadata().get(Memory.PASSAGE_OF) : null;
             String key = of != null ? of : m.id();
             SearchHit first = groups.get(key);
+            if (i >= window) {
+                // Past the window only to fill the hits asked for: when the window's candidates
+                // were passages of fewer memories than that. They add no bonus.
+                if (groups.size() >= limit) {
+                    break;
+                }
+                if (first != null) {
+                    continue;
+                }
+            }
             if (first == null) {
                 // Without the bonus the order is final: stop at the limit. With it, a memory
                 // further down may still climb, so every candidate's memory is kept until sorted.

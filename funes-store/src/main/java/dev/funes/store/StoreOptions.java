@@ -80,7 +80,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
 
     /**
      * 100 candidates, a fresh (memtable) limit of 20,000 vectors, 4 read connections, a 10 s write
-     * lock timeout, the standard redactor, min-max fusion with equal weights, the default rerank
+     * lock timeout, the standard redactor, min-max fusion weighted 0.4 dense and 0.6 lexical, the default rerank
      * stage and the {@linkplain #DEFAULT_LEXICAL_BUDGET default postings budget}.
      */
     public static StoreOptions defaults() {

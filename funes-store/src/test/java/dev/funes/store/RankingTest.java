@@ -161,8 +161,9 @@ class RankingTest {
                         .isCloseTo(h.score(), within(1e-12));
                 assertThat(p.fused()).isEqualTo(h.score());
             }
-            // min-max with equal weights: the best of both lists scores 0.5 from each.
-            assertThat(hybrid.get(0).parts().lexicalContribution()).isCloseTo(0.5, within(1e-9));
+            // min-max: the best of the lexical list scores the lexical list's whole weight.
+            assertThat(hybrid.get(0).parts().lexicalContribution())
+                    .isCloseTo(FusionOptions.MINMAX.lexicalWeight(), within(1e-9));
             assertThat(hybrid.get(0).parts().explain()).contains("dense #").contains("lexical #").contains(" = ");
         }
     }

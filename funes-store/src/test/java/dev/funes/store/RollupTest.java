@@ -97,4 +97,26 @@ class RollupTest {
         assertThat(rollup(ranked(), 1, 0)).extracting(h -> h.memory().id()).containsExactly("one");
         assertThat(rollup(ranked(), 1, 0.25)).extracting(h -> h.memory().id()).containsExactly("three");
     }
+
+    @Test
+    void theHitsAskedForAreFilledWhenTheBestCandidatesArePassagesOfFewerMemories() throws Exception {
+        exchange("long");
+        exchange("other");
+        exchange("third");
+        List<SearchHit> ranked = new java.util.ArrayList<>();
+        // One limit's window (CANDIDATES_PER_HIT × 2) of one exchange's passages, then two more memories.
+        for (int i = 0; i < Rollup.CANDIDATES_PER_HIT * 2 + 2; i++) {
+            ranked.add(candidate(passage("long-" + i, "long"), 0.5, 0.5 - i * 0.01));
+        }
+        ranked.add(candidate(passage("other-a", "other"), 0.2, 0.2));
+        ranked.add(candidate(exchange("third"), 0.1, 0.1));
+        for (double weight : new double[] {0, 0.25}) {
+            List<SearchHit> hits = rollup(ranked, 2, weight);
+            assertThat(hits).as("weight %s", weight).extracting(h -> h.memory().id()).containsExactly("long", "other");
+            assertThat(hits.get(1).passage().id()).isEqualTo("other-a");
+            // Past the window a candidate only takes a free place: it adds nothing to a memory placed.
+            assertThat(hits.get(0).parts().rerankAdjustment()).isCloseTo(weight * ((0.5 + 0.49) + (0.5 + 0.48)),
+                    within(1e-9));
+        }
+    }
 }
