@@ -72,6 +72,11 @@ final class DenseRetriever {
         return ann;
     }
 
+    /** Whether the dense index is open: one opened on first use may not be yet. */
+    boolean indexOpen() {
+        return ann.isOpen();
+    }
+
     /** Brings the dense index up to what this read transaction sees (vectors committed since, a new manifest). */
     void catchUp(Connection c) throws SQLException {
         ann.catchUp(c);

@@ -56,9 +56,11 @@ final class HybridSearch {
     }
 
     private List<SearchHit> search(Connection c, SearchRequest request, int k) throws SQLException {
-        dense.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
-        SqlFilter filter = SqlFilter.of(request);
         boolean isDense = request.retrieval() != Retrieval.LEXICAL;
+        if (isDense || dense.indexOpen()) { // a search by words alone does not open an index opened on first use
+            dense.catchUp(c); // vectors another process (or this one, a moment ago) committed, a new manifest
+        }
+        SqlFilter filter = SqlFilter.of(request);
         // A filter many memories pass is applied after a wider unfiltered dense search: reading
         // the vectors it passes first would read much of the store (0.45 s at 1M for half of it).
         int wide = isDense && !filter.isEmpty() ? dense.wideCandidates(c, filter, k) : 0;

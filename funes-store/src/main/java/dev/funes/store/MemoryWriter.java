@@ -143,6 +143,9 @@ final class MemoryWriter {
     }
 
     private AddResult addLocked(Collection<Memory> memories, SourceState source, Settle settle, Extra extra) {
+        // A dense index opened on first use opens before the write: it then reads SQLite without
+        // this write's vectors, which it is told about after the commit.
+        ann.open(writer);
         // Redacted before anything else sees the memory: not even its embedding may be computed
         // from the raw text. Memories the Indexer already redacted come through unchanged.
         source = redacted(source);

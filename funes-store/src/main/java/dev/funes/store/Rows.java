@@ -69,7 +69,14 @@ final class Rows {
     /** Ids per {@code IN (...)} list; well below SQLite's limit on bound parameters. */
     static final int IN_LIST_CHUNK = 500;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Made on first use: reading a log's checkpoint (an {@code index} of unchanged logs does
+     * nothing else) needs none, and an {@code ObjectMapper} costs hundreds of classes at start.
+     */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
+
     private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() { };
     private static final TypeReference<Map<String, String>> STRING_MAP = new TypeReference<>() { };
 
@@ -128,11 +135,11 @@ final class Rows {
             String source = rs.getString(10);
             if (source != null) {
                 provenance = new Provenance(Path.of(source), rs.getInt(11), rs.getInt(12), rs.getLong(13),
-                        rs.getLong(14), JSON.readValue(rs.getString(15), STRING_LIST));
+                        rs.getLong(14), Json.MAPPER.readValue(rs.getString(15), STRING_LIST));
             }
             Memory memory = new Memory(id, MemoryKind.fromLabel(rs.getString(3)), rs.getString(4),
                     instant(rs.getString(5)), instant(rs.getString(6)), rs.getString(7), rs.getString(8),
-                    rs.getString(9), provenance, JSON.readValue(rs.getString(16), STRING_MAP));
+                    rs.getString(9), provenance, Json.MAPPER.readValue(rs.getString(16), STRING_MAP));
             return new StoredMemory(seq, rs.getLong(17), memory);
         } catch (JsonProcessingException | RuntimeException e) {
             throw new StoreException("memory " + id + " (row " + seq + ") cannot be read: " + e.getMessage(), e);
@@ -160,7 +167,7 @@ final class Rows {
     /** A {@code metadata} column as a map; null when it is not a JSON object of strings. */
     static Map<String, String> metadata(String json) {
         try {
-            return json == null ? null : JSON.readValue(json, STRING_MAP);
+            return json == null ? null : Json.MAPPER.readValue(json, STRING_MAP);
         } catch (JsonProcessingException e) {
             return null;
         }
@@ -224,7 +231,7 @@ final class Rows {
 
     private static String json(Object value) {
         try {
-            return JSON.writeValueAsString(value);
+            return Json.MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("lists and maps of strings always serialize", e);
         }

@@ -65,16 +65,18 @@ final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
     private final LexicalRetriever lexical;
     private final DenseRetriever dense;
     private final HybridSearch search;
-    private final OpenReport openReport;
+    /** The database's version found at open (0: created), for {@link #openReport()}. */
+    private final int foundVersion;
+    private volatile OpenReport openReport;
 
     private SqliteMemoryStore(StoreDatabase db, Embedder embedder, StoreOptions options, SearchTuning tuning,
-                              StoreIndex ann, OpenReport openReport) {
+                              StoreIndex ann, int foundVersion) {
         this.db = db;
         this.options = options;
         this.modelId = embedder.modelId();
         this.dimension = embedder.dimension();
         this.ann = ann;
-        this.openReport = openReport;
+        this.foundVersion = foundVersion;
         this.writes = new MemoryWriter(db, embedder, options, ann);
         this.lexical = new LexicalRetriever(db, options, tuning);
         this.dense = new DenseRetriever(ann, embedder, tuning);
@@ -95,17 +97,13 @@ final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
         Path directory = dir.toAbsolutePath().normalize();
         StoreDatabase db = StoreDatabase.open(directory, embedder, options);
         try {
-            long started = System.nanoTime();
-            StoreIndex ann = StoreIndex.open(directory, new IndexSegment.Identity(db.storeId(), embedder.modelId(),
-                    embedder.dimension()), options, db.writer());
-            StoreIndex.Outcome outcome = ann.outcome();
-            int found = db.foundVersion();
-            OpenReport report = new OpenReport(found == 0, found, Schema.version(db.writer()), outcome.rebuilt(),
-                    outcome.reason(), (int) outcome.segmentVectors(), outcome.memtableVectors(),
-                    Duration.ofNanos(System.nanoTime() - started));
-            SqliteMemoryStore store = new SqliteMemoryStore(db, embedder, options, tuning, ann, report);
+            IndexSegment.Identity identity = new IndexSegment.Identity(db.storeId(), embedder.modelId(),
+                    embedder.dimension());
+            StoreIndex ann = options.indexOnFirstUse() ? StoreIndex.onFirstUse(directory, identity, options, db)
+                    : StoreIndex.open(directory, identity, options, db.writer());
+            SqliteMemoryStore store = new SqliteMemoryStore(db, embedder, options, tuning, ann, db.foundVersion());
             LOG.info("Opened Funes store {} ({}{}): {}", directory, store.modelId, db.isReadOnly() ? ", read-only" : "",
-                    report.summary());
+                    ann.isOpen() ? store.openReport().summary() : "dense index opened on first use");
             return store;
         } catch (SQLException | IOException | RuntimeException e) {
             throw StoreDatabase.failedOpen(directory, db.connections(), e);
@@ -152,8 +150,17 @@ final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
         return writes;
     }
 
+    /** What opening the store did; a dense index opened on first use opens now. */
     OpenReport openReport() {
-        return openReport;
+        OpenReport report = openReport;
+        if (report == null) {
+            StoreIndex.Outcome outcome = ann.outcome();
+            int schema = db.read("read the schema version", Schema::version);
+            report = new OpenReport(foundVersion == 0, foundVersion, schema, outcome.rebuilt(), outcome.reason(),
+                    (int) outcome.segmentVectors(), outcome.memtableVectors(), ann.openTime());
+            openReport = report;
+        }
+        return report;
     }
 
     /** The store's directory. */
@@ -255,7 +262,7 @@ final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
                 }
             }
             return new StoreStats(n.memories(), n.sessions(), n.sources(), n.vectors(), n.byAgent(), n.byKind(), modelId,
-                    dimension, databaseBytes, ann.fileBytes(), Redactions.read(c));
+                    dimension, databaseBytes, ann.fileBytes(c), Redactions.read(c));
         });
     }
 
@@ -335,6 +342,9 @@ final class SqliteMemoryStore implements MemoryStore, SourceCheckpoints {
     @Override
     public void close() {
         db.close(writer -> {
+            if (!ann.isOpen()) {
+                return; // opened on first use, and never used: nothing of it to catch up or seal
+            }
             try {
                 ann.catchUp(writer); // what other processes committed, so that the seal covers every vector
             } catch (SQLException | RuntimeException e) {

@@ -21,6 +21,9 @@ import java.util.List;
  * segment go to the memtable; vectors a damaged or missing segment or manifest lost are built
  * into a new segment from SQLite (logged, never fatal). While SQLite's digest of its vector ids
  * equals the index's ({@link VectorDigest}), the ids are not read one by one.
+ *
+ * <p>With {@link StoreOptions#indexOnFirstUse()} all of that happens when the index is first
+ * needed ({@link #onFirstUse}); a write opens it before its transaction begins.
  */
 final class StoreIndex implements AutoCloseable {
 
@@ -41,14 +44,23 @@ final class StoreIndex implements AutoCloseable {
     record Outcome(boolean rebuilt, String reason, long segmentVectors, int memtableVectors, boolean idsCompared) {
     }
 
-    private final SegmentedIndex index;
-    private final int dimension;
-    private final Outcome outcome;
+    /** An index opened, and what its open did. */
+    private record Opened(SegmentedIndex index, Outcome outcome, java.time.Duration took) {
+    }
 
-    private StoreIndex(SegmentedIndex index, int dimension, Outcome outcome) {
-        this.index = index;
+    /** What an open on first use needs ({@link StoreOptions#indexOnFirstUse()}); null when opened with the store. */
+    private record Deferred(Path storeDir, IndexSegment.Identity identity, StoreOptions options, StoreDatabase db) {
+    }
+
+    private final int dimension;
+    private final Deferred deferred;
+    private final Object opening = new Object();
+    private volatile Opened opened;
+
+    private StoreIndex(int dimension, Deferred deferred, Opened opened) {
         this.dimension = dimension;
-        this.outcome = outcome;
+        this.deferred = deferred;
+        this.opened = opened;
     }
 
     static SegmentedIndex.Options options(StoreOptions options) {
@@ -58,10 +70,27 @@ final class StoreIndex implements AutoCloseable {
     /** Opens the index of the store in {@code storeDir} and brings it in step with the database. */
     static StoreIndex open(Path storeDir, IndexSegment.Identity identity, StoreOptions options, Connection db)
             throws SQLException, IOException {
+        return new StoreIndex(identity.dimension(), null, openNow(storeDir, identity, options, db));
+    }
+
+    /**
+     * The index of the store in {@code storeDir}, opened and brought in step with the database
+     * only when first needed: by a call given a connection, on that connection (a search's read
+     * transaction; the writer, before a write's transaction begins), else on the writer under the
+     * store's write lock. Until then nothing of {@code index/} is read, and closing does nothing.
+     */
+    static StoreIndex onFirstUse(Path storeDir, IndexSegment.Identity identity, StoreOptions options,
+                                 StoreDatabase db) {
+        return new StoreIndex(identity.dimension(), new Deferred(storeDir, identity, options, db), null);
+    }
+
+    private static Opened openNow(Path storeDir, IndexSegment.Identity identity, StoreOptions options, Connection db)
+            throws SQLException, IOException {
+        long started = System.nanoTime();
         SegmentedIndex index = SegmentedIndex.open(storeDir.resolve(DIR), identity, options(options));
         try {
             Outcome outcome = reconcile(index, identity.dimension(), db);
-            return new StoreIndex(index, identity.dimension(), outcome);
+            return new Opened(index, outcome, java.time.Duration.ofNanos(System.nanoTime() - started));
         } catch (SQLException | IOException | RuntimeException e) {
             try {
                 index.close();
@@ -70,6 +99,65 @@ final class StoreIndex implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** How long the open took (opening the segments and reconciling them with SQLite); a deferred index opens now. */
+    java.time.Duration openTime() {
+        return opened().took();
+    }
+
+    /** Whether the index was opened (at once, or since by a first use). */
+    boolean isOpen() {
+        return opened != null;
+    }
+
+    /** The opened index; a deferred one opens now, on {@code c}. */
+    private Opened opened(Connection c) {
+        Opened o = opened;
+        if (o != null) {
+            return o;
+        }
+        openHere(c);
+        return opened;
+    }
+
+    /** Opens a deferred index on {@code c} unless it is open; whether this call opened it. */
+    private boolean openHere(Connection c) {
+        if (opened != null) {
+            return false;
+        }
+        synchronized (opening) {
+            if (opened == null) {
+                Deferred d = deferred;
+                try {
+                    opened = openNow(d.storeDir(), d.identity(), d.options(), c);
+                } catch (SQLException | IOException e) {
+                    throw new dev.funes.StoreException("cannot open the dense index of " + d.storeDir() + ": "
+                            + StoreDatabase.message(e), e);
+                }
+                LOG.debug("Opened the dense index of {} on first use: {}", d.storeDir(), opened.outcome());
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** The opened index; a deferred one opens now, on the writer under the store's write lock. */
+    private Opened opened() {
+        Opened o = opened;
+        if (o != null) {
+            return o;
+        }
+        StoreDatabase db = deferred.db();
+        return db.writing(() -> opened(db.writer()));
+    }
+
+    /**
+     * Opens a deferred index now, on {@code c}: a writer calls this before its transaction, so
+     * that the open reads SQLite as it was before the write.
+     */
+    void open(Connection c) {
+        opened(c);
     }
 
     private static Outcome reconcile(SegmentedIndex index, int dimension, Connection db)
@@ -178,8 +266,9 @@ final class StoreIndex implements AutoCloseable {
         return new Outcome(false, null, index.segmentVectors(), index.memtableVectors(), false);
     }
 
+    /** What the open did; a deferred index opens now. */
     Outcome outcome() {
-        return outcome;
+        return opened().outcome();
     }
 
     /**
@@ -192,6 +281,10 @@ final class StoreIndex implements AutoCloseable {
         if (entries.isEmpty()) {
             return;
         }
+        if (openHere(db)) {
+            return; // opened after they were committed: the open read them from SQLite
+        }
+        SegmentedIndex index = opened(db).index();
         long first = entries.stream().mapToLong(SegmentedIndex.Entry::id).min().orElseThrow();
         if (first > index.maxKnownId() + 1 || index.maxKnownId() == Long.MIN_VALUE) {
             catchUp(db);
@@ -204,6 +297,7 @@ final class StoreIndex implements AutoCloseable {
      * (JVector's parallel builder) in the maintainer, anything else goes to the memtable.
      */
     private void add(List<SegmentedIndex.Entry> entries) {
+        SegmentedIndex index = opened().index();
         if (entries.size() >= index.options().memtableLimit() && index.maintainer()) {
             try {
                 index.addSegment(entries);
@@ -218,12 +312,12 @@ final class StoreIndex implements AutoCloseable {
 
     /** Records a vector just deleted. */
     void removed(long vectorId) {
-        index.delete(vectorId);
+        opened().index().delete(vectorId);
     }
 
     /** {@link SegmentedIndex#expungeDeleted()}. */
     int expungeDeleted() throws IOException {
-        return index.expungeDeleted();
+        return opened().index().expungeDeleted();
     }
 
     /**
@@ -232,6 +326,7 @@ final class StoreIndex implements AutoCloseable {
      * builder when this process maintains the index, rather than inserted one by one.
      */
     void catchUp(Connection db) throws SQLException {
+        SegmentedIndex index = opened(db).index();
         index.refresh();
         if (maxVectorId(db) > index.maxKnownId()) {
             add(loadAfter(db, Math.max(0, index.maxKnownId()), dimension));
@@ -247,6 +342,7 @@ final class StoreIndex implements AutoCloseable {
      * the searches that get here are those whose neighbourhood holds few passing vectors.
      */
     List<SegmentedIndex.Hit> search(float[] query, int k, VectorIdSet allowed) {
+        SegmentedIndex index = opened().index();
         if (allowed == null) {
             return index.search(query, k, null);
         }
@@ -261,34 +357,41 @@ final class StoreIndex implements AutoCloseable {
      * them passing its filter: the beam is {@code wide}, or a search of {@code k}'s if larger.
      */
     List<SegmentedIndex.Hit> searchWide(float[] query, int wide, int k) {
+        SegmentedIndex index = opened().index();
         int beam = Math.max(wide, (int) Math.ceil(k * index.options().overquery()));
         return index.search(query, wide, beam, null);
     }
 
-    long fileBytes() {
-        return index.fileBytes();
+    /** The index files' bytes; a deferred index opens now, on {@code c}. */
+    long fileBytes(Connection c) {
+        return opened(c).index().fileBytes();
     }
 
     boolean dirty() {
-        return index.dirty();
+        return opened().index().dirty();
     }
 
     long segmentVectors() {
-        return index.segmentVectors();
+        return opened().index().segmentVectors();
     }
 
     SegmentedIndex index() {
-        return index;
+        return opened().index();
     }
 
+    /** Closes the index (sealing its memtable, when this process maintains it); one never opened needs nothing. */
     @Override
     public void close() throws IOException {
-        index.close();
+        Opened o = opened;
+        if (o != null) {
+            o.index().close();
+        }
     }
 
     @Override
     public String toString() {
-        return index.toString();
+        Opened o = opened;
+        return o != null ? o.index().toString() : "StoreIndex[" + deferred.storeDir().resolve(DIR) + ", not opened yet]";
     }
 
     /**

@@ -45,15 +45,28 @@ import java.util.Objects;
  *                        {@value #DEFAULT_LEXICAL_BUDGET}: chosen so that no question of the
  *                        evaluation sets (docs/EVALUATION.md) loses a term, while a question over
  *                        a million memories ranks at most that many matches
+ * @param indexOnFirstUse whether the dense index ({@code index/}: JVector's segments, compared with
+ *                        SQLite's vectors) opens when first needed (a search by meaning, a write
+ *                        of vectors or deletion, {@link dev.funes.MemoryStore#stats() stats},
+ *                        {@link FunesStore#openReport}) rather than when the store opens. A store
+ *                        that is opened to index logs that did not change then never reads the
+ *                        segments. Default false: opening the store opens and reconciles its index
  */
 public record StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
-                           Redactor redactor, FusionOptions fusion, RerankOptions rerank, long lexicalBudget) {
+                           Redactor redactor, FusionOptions fusion, RerankOptions rerank, long lexicalBudget,
+                           boolean indexOnFirstUse) {
 
     /** The default write lock timeout, 10 seconds: far longer than one write transaction. */
     public static final Duration DEFAULT_WRITE_LOCK_TIMEOUT = Duration.ofSeconds(10);
 
     /** The default {@linkplain #lexicalBudget() postings budget} of the full-text step of a search. */
     public static final long DEFAULT_LEXICAL_BUDGET = 20_000;
+
+    /** The options with the dense index opened with the store ({@code indexOnFirstUse} false). */
+    public StoreOptions(int candidates, int freshLimit, int readConnections, Duration writeLockTimeout,
+                        Redactor redactor, FusionOptions fusion, RerankOptions rerank, long lexicalBudget) {
+        this(candidates, freshLimit, readConnections, writeLockTimeout, redactor, fusion, rerank, lexicalBudget, false);
+    }
 
     /** Validates the values. */
     public StoreOptions {
@@ -103,6 +116,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
         private FusionOptions fusion = FusionOptions.defaults();
         private RerankOptions rerank = RerankOptions.defaults();
         private long lexicalBudget = DEFAULT_LEXICAL_BUDGET;
+        private boolean indexOnFirstUse;
 
         private Builder() {
         }
@@ -162,6 +176,12 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
             return this;
         }
 
+        /** Whether the dense index opens when first needed rather than with the store (see {@link StoreOptions}). */
+        public Builder indexOnFirstUse(boolean indexOnFirstUse) {
+            this.indexOnFirstUse = indexOnFirstUse;
+            return this;
+        }
+
         /**
          * Builds the options.
          *
@@ -170,7 +190,7 @@ public record StoreOptions(int candidates, int freshLimit, int readConnections, 
          */
         public StoreOptions build() {
             return new StoreOptions(candidates, freshLimit, readConnections, writeLockTimeout,
-                    redactor != null ? redactor : Redactor.standard(), fusion, rerank, lexicalBudget);
+                    redactor != null ? redactor : Redactor.standard(), fusion, rerank, lexicalBudget, indexOnFirstUse);
         }
     }
 }
