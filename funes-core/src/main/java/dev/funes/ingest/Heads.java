@@ -1,7 +1,14 @@
 package dev.funes.ingest;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,7 +21,12 @@ import java.util.function.Predicate;
  */
 final class Heads {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Jackson's streaming parser alone: an {@code ObjectMapper} costs hundreds of classes at start,
+     * a third of an {@code index} that finds every log unchanged (docs/BENCHMARKS.md, "Cold start").
+     */
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** Complete lines of a JSON Lines head looked at; a log shows what it is within a few. */
     static final int DETECT_LINES = 20;
 
@@ -121,11 +133,65 @@ final class Heads {
         return new String(head, from, head.length - from, StandardCharsets.UTF_8).stripLeading();
     }
 
-    private static JsonNode parse(String line) {
-        try {
-            return JSON.readTree(line);
-        } catch (Exception e) {
+    /**
+     * The JSON object {@code line} begins with, as {@code ObjectMapper.readTree} reads it (the same
+     * node types; a later duplicate key wins; what follows the object is not read); null when the
+     * line does not begin with a well-formed object.
+     */
+    static ObjectNode parse(String line) {
+        try (JsonParser p = JSON.createParser(line)) {
+            return p.nextToken() == JsonToken.START_OBJECT ? object(p) : null;
+        } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /** The object whose start is the parser's current token, read to its end. */
+    private static ObjectNode object(JsonParser p) throws IOException {
+        ObjectNode node = NODES.objectNode();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            node.set(name, value(p, p.nextToken()));
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new IOException("unexpected " + t);
+        }
+        return node;
+    }
+
+    private static JsonNode value(JsonParser p, JsonToken t) throws IOException {
+        if (t == null) {
+            throw new IOException("unexpected end of the line");
+        }
+        switch (t) {
+            case START_OBJECT:
+                return object(p);
+            case START_ARRAY: {
+                ArrayNode array = NODES.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                    array.add(value(p, e));
+                }
+                return array;
+            }
+            case VALUE_STRING:
+                return NODES.textNode(p.getText());
+            case VALUE_NUMBER_INT:
+                return switch (p.getNumberType()) {
+                    case INT -> NODES.numberNode(p.getIntValue());
+                    case LONG -> NODES.numberNode(p.getLongValue());
+                    default -> NODES.numberNode(p.getBigIntegerValue());
+                };
+            case VALUE_NUMBER_FLOAT:
+                return NODES.numberNode(p.getDoubleValue());
+            case VALUE_TRUE:
+                return NODES.booleanNode(true);
+            case VALUE_FALSE:
+                return NODES.booleanNode(false);
+            case VALUE_NULL:
+                return NODES.nullNode();
+            default:
+                throw new IOException("unexpected " + t);
         }
     }
 }
