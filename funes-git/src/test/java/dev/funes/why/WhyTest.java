@@ -229,8 +229,21 @@ class WhyTest {
             LinkReport again = why.link();
             assertThat(again.commitsAdded()).isEqualTo(1);
             assertThat(again.memoriesScanned()).isEqualTo(2); // the two decisions added after the first pass
-            assertThat(why.link().commitsAdded()).isZero();
-            assertThat(why.link().memoriesScanned()).isZero();
+            // What a pass added is what its totals gained; a pass that links nothing adds nothing.
+            java.util.Map<String, Long> gained = new java.util.TreeMap<>();
+            again.linksTotal().forEach((evidence, n) -> {
+                long d = n - firstLink.linksTotal().getOrDefault(evidence, 0L);
+                if (d > 0) {
+                    gained.put(evidence, d);
+                }
+            });
+            assertThat(again.linksAdded()).isEqualTo(gained);
+            assertThat(firstLink.linksAdded()).isEqualTo(firstLink.linksTotal()).isNotEmpty();
+            LinkReport idle = why.link();
+            assertThat(idle.commitsAdded()).isZero();
+            assertThat(idle.memoriesScanned()).isZero();
+            assertThat(idle.linksAdded()).isEmpty();
+            assertThat(idle.linksTotal()).isEqualTo(again.linksTotal());
 
             List<WhyHit> after = why.why(WhyRequest.of(twoPass.name()));
             WhyHit exchange = after.get(0);

@@ -102,8 +102,15 @@ final class SqliteLinkTables implements LinkTables {
 
     @Override
     public List<String> projects() {
-        return db.read("list projects", c -> strings(c,
-                "SELECT DISTINCT project FROM memories WHERE project IS NOT NULL ORDER BY project"));
+        // From one project to the next through the memories_project index, a seek each: DISTINCT
+        // reads every entry of the index (28 ms at 100k memories, for the two projects there).
+        return db.read("list projects", c -> strings(c, """
+                WITH RECURSIVE p(project) AS (
+                    SELECT min(project) FROM memories
+                    UNION ALL
+                    SELECT (SELECT min(project) FROM memories WHERE project > p.project) FROM p
+                    WHERE p.project IS NOT NULL)
+                SELECT project FROM p WHERE project IS NOT NULL"""));
     }
 
     @Override

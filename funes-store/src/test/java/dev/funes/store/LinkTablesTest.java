@@ -35,6 +35,20 @@ class LinkTablesTest {
     }
 
     @Test
+    void theProjectsAreEachDistinctProjectOnceInOrder(@TempDir Path dir) {
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            assertThat(FunesStore.links(store).projects()).isEmpty();
+            List<Memory> notes = new java.util.ArrayList<>();
+            String[] projects = {"/src/b", "/src/a", null, "/src/a", "", "/src/B", "/src/a/sub", "/src/b"};
+            for (int i = 0; i < projects.length; i++) {
+                notes.add(Memory.builder(MemoryKind.NOTE, "claude-code", "note " + i).project(projects[i]).build());
+            }
+            store.addAll(notes);
+            assertThat(FunesStore.links(store).projects()).containsExactly("", "/src/B", "/src/a", "/src/a/sub", "/src/b");
+        }
+    }
+
+    @Test
     void abbreviatedAndFullShasFindEachOtherAndCommitsNameTheirRepository(@TempDir Path dir) {
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             Memory m = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "User: commit it\n[main 4e1c9a7] Parse twice").build();
