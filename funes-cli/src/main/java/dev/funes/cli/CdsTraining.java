@@ -149,8 +149,11 @@ final class CdsTraining {
         PrintStream log = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
         try (OpenStore open = OpenStore.existing(store, true)) {
             McpTools tools = new McpTools(open.store(), Clock.systemUTC(), store.toString());
-            McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
-                    new ByteArrayInputStream(session.getBytes(StandardCharsets.UTF_8)), answers, log);
+            // Through McpEarlyAnswer, as funes mcp reads stdin: its classes are archived too.
+            McpEarlyAnswer early = McpEarlyAnswer.start(new ByteArrayInputStream(session.getBytes(StandardCharsets.UTF_8)),
+                    answers, log, FunesVersion.current());
+            McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()), early,
+                    answers, log);
             McpSyncServer server = McpCommand.start(tools, transport);
             try {
                 transport.serve();

@@ -77,6 +77,8 @@ public final class Main implements Callable<Integer> {
      * the store runs it when one is there for a command it serves ({@link ServeClient}).
      */
     public static void main(String[] args) {
+        // First: a client's initialize is answered while the rest of the JVM's start goes on.
+        McpEarlyAnswer.startOnStdio(args);
         useHomeOfTheEnvironment();
         java.util.OptionalInt served = ServeClient.ask(args);
         if (served.isPresent()) {
@@ -108,7 +110,9 @@ public final class Main implements Callable<Integer> {
      * @param err  where logs, progress and errors go
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        if (args.length == 0 || !args[0].equals("mcp")) {
+        if (args.length > 0 && args[0].equals("index")) {
+            JVectorLogging.whenLoggingStarts(); // an index of unchanged logs never opens JVector
+        } else if (args.length == 0 || !args[0].equals("mcp")) {
             quietJVector(); // before any store opens; mcp's store opens on a thread of its own, which calls it
         }
         if (args.length > 0 && INDEX_FIRST_OPTIONS.contains(args[0].split("=", 2)[0])) {

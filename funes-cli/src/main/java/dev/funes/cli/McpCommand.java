@@ -83,8 +83,12 @@ final class McpCommand implements Callable<Integer> {
                 log.println("funes mcp: search_memory also searches the team collection " + teamUrl);
             }
             // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
-            McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()),
-                    protocolIn, protocolOut, log);
+            // main() may have answered initialize already (McpEarlyAnswer); the transport then
+            // reads stdin through it.
+            McpEarlyAnswer early = McpEarlyAnswer.take();
+            JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
+            McpStdioTransport transport = early == null ? new McpStdioTransport(json, protocolIn, protocolOut, log)
+                    : new McpStdioTransport(json, early, protocolOut, log);
             McpSyncServer server = start(tools, transport, validator);
             try {
                 transport.serve();
@@ -138,10 +142,10 @@ final class McpCommand implements Callable<Integer> {
         return McpServer.sync(transport)
                 .jsonMapper(transport.json())
                 .jsonSchemaValidator(validator)
-                .serverInfo("funes", FunesVersion.current())
+                // McpEarlyAnswer writes this server's answer to initialize too: McpEarlyAnswerTest compares them.
+                .serverInfo(McpEarlyAnswer.SERVER_NAME, FunesVersion.current())
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                .instructions("Funes is the memory of earlier coding-agent sessions. Search it before "
-                        + "re-deciding something; remember decisions and conventions worth keeping.")
+                .instructions(McpEarlyAnswer.INSTRUCTIONS)
                 .tools(specs)
                 .build();
     }

@@ -1,9 +1,6 @@
 package dev.funes.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -39,10 +36,8 @@ final class McpFrame {
     /** Deepest nesting of arrays and objects accepted: deeper lines are refused, not recursed into. */
     static final int MAX_NESTING = 1000;
 
-    private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build())
+    // Configured as McpEarlyAnswer's parser, which reads the first line before this class does.
+    private static final ObjectMapper JSON = new ObjectMapper(McpEarlyAnswer.parsing())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private McpFrame() {

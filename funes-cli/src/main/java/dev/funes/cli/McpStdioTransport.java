@@ -12,9 +12,11 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 
 /**
@@ -39,6 +41,9 @@ final class McpStdioTransport implements McpServerTransportProvider {
 
     private final McpJsonMapper json;
     private final InputStream in;
+    private final McpEarlyAnswer early;
+    /** The answer {@link McpEarlyAnswer} sent, until the session's own answer to that request is dropped. */
+    private final AtomicReference<McpEarlyAnswer.Answered> answeredEarly = new AtomicReference<>();
     private final OutputStream out;
     private final PrintStream log;
     private final Object writing = new Object();
@@ -58,8 +63,22 @@ final class McpStdioTransport implements McpServerTransportProvider {
      * @param log  where bad lines and failures are reported (stderr)
      */
     McpStdioTransport(McpJsonMapper json, InputStream in, OutputStream out, PrintStream log) {
+        this(json, in, null, out, log);
+    }
+
+    /**
+     * As {@link #McpStdioTransport(McpJsonMapper, InputStream, OutputStream, PrintStream)}, reading
+     * stdin through {@code early}, which may have answered {@code initialize} on {@code out} already.
+     */
+    McpStdioTransport(McpJsonMapper json, McpEarlyAnswer early, OutputStream out, PrintStream log) {
+        this(json, null, early, out, log);
+    }
+
+    private McpStdioTransport(McpJsonMapper json, InputStream in, McpEarlyAnswer early, OutputStream out,
+                              PrintStream log) {
         this.json = json;
         this.in = in;
+        this.early = early;
         this.out = out;
         this.log = log;
     }
@@ -96,7 +115,12 @@ final class McpStdioTransport implements McpServerTransportProvider {
         if (session == null) {
             throw new IllegalStateException("no MCP session: the server was not built on this transport");
         }
-        McpLineReader lines = new McpLineReader(in, McpFrame.MAX_BYTES);
+        InputStream source = in;
+        if (early != null) {
+            source = early.input();
+            answeredEarly.set(early.answered());
+        }
+        McpLineReader lines = new McpLineReader(source, McpFrame.MAX_BYTES);
         try {
             while (!outputClosed && lines.next()) {
                 if (lines.blank()) {
@@ -216,6 +240,27 @@ final class McpStdioTransport implements McpServerTransportProvider {
         }
     }
 
+    /**
+     * Whether {@code response} answers the request {@link McpEarlyAnswer} answered: then it is not
+     * sent again, and if it differs from what was sent, stderr says so loudly (a bug of
+     * {@link McpEarlyAnswer}: the client got an answer the SDK would not have given).
+     */
+    private boolean answeredAlready(McpSchema.JSONRPCResponse response) throws IOException {
+        McpEarlyAnswer.Answered sent = answeredEarly.get();
+        if (sent == null || !sent.id().equals(response.id()) || !answeredEarly.compareAndSet(sent, null)) {
+            return false;
+        }
+        byte[] own = json.writeValueAsBytes(response);
+        if (!Arrays.equals(own, sent.bytes())) {
+            log.println("funes mcp: BUG: the initialize answer sent at start differs from the MCP SDK's;"
+                    + " please report it. Sent: " + new String(sent.bytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    + " The SDK's: " + new String(own, java.nio.charset.StandardCharsets.UTF_8));
+        } else if (Boolean.getBoolean("funes.debug")) {
+            log.println("funes mcp: the session's answer to initialize is the one sent at start");
+        }
+        return true;
+    }
+
     private void closed(IOException e) {
         if (!outputClosed) {
             outputClosed = true;
@@ -230,6 +275,9 @@ final class McpStdioTransport implements McpServerTransportProvider {
         public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
             return Mono.fromRunnable(() -> {
                 try {
+                    if (message instanceof McpSchema.JSONRPCResponse response && answeredAlready(response)) {
+                        return;
+                    }
                     write(message);
                 } catch (IOException e) {
                     closed(e);
