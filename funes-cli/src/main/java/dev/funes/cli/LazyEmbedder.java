@@ -34,9 +34,17 @@ final class LazyEmbedder implements Embedder {
         this.load = new FutureTask<>(loader::get);
     }
 
-    /** The bundled model {@code model}, loaded on first use. */
+    /**
+     * The bundled model {@code model}, loaded on first use; ONNX Runtime's native libraries and
+     * the model's file come from their kept copies when the launcher names a folder for them
+     * ({@link KeptOnnxRuntime}, {@link KeptModelFile}).
+     */
     static LazyEmbedder of(BundledModel model) {
-        return new LazyEmbedder(model.id(), model.dimension(), () -> Embedders.bundled(model));
+        return new LazyEmbedder(model.id(), model.dimension(), () -> {
+            KeptOnnxRuntime.use();
+            java.nio.file.Path kept = KeptModelFile.of(model);
+            return kept == null ? Embedders.bundled(model) : Embedders.bundled(model, kept);
+        });
     }
 
     /** Starts loading the model on a daemon thread, unless it is loading or loaded already. */

@@ -92,9 +92,11 @@ class KeptSqliteLibraryIT {
                         && "amd64".equals(System.getProperty("os.arch")), "Linux x86_64 only");
         Path kept = TARGET.resolve("native");
         if (Files.isDirectory(kept)) {
-            try (Stream<Path> files = Files.list(kept)) {
-                for (Path f : files.toList()) {
-                    Files.delete(f);
+            try (Stream<Path> files = Files.walk(kept)) { // ONNX Runtime's and the model's copies in folders
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    if (!f.equals(kept)) {
+                        Files.delete(f);
+                    }
                 }
             }
         }

@@ -91,6 +91,17 @@ public enum BundledModel {
         return Arrays.stream(values()).map(BundledModel::id).collect(Collectors.joining(", "));
     }
 
+    /**
+     * Where the class path holds this model's {@code .onnx} file (a {@code jar:} URL into the
+     * model's jar, or a {@code file:} URL when the class path holds its build's folder), for a caller that keeps a copy of it to pass to
+     * {@link Embedders#bundled(BundledModel, java.nio.file.Path)}; null when the model's jar is not
+     * on the class path.
+     */
+    public java.net.URL modelFileResource() {
+        ClassLoader loader = BundledModel.class.getClassLoader();
+        return (loader != null ? loader : ClassLoader.getSystemClassLoader()).getResource(modelResource());
+    }
+
     /** The class-path name of the ONNX file. */
     String modelResource() {
         return resourceStem + ".onnx";
