@@ -47,7 +47,8 @@ final class IndexCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         IndexReport report;
         LinkReport links;
-        try (OpenStore open = OpenStore.open(storeOptions.dir(), model);
+        // The dense index opens only if some file changed: checking unchanged logs needs SQLite alone.
+        try (OpenStore open = OpenStore.open(storeOptions.dir(), model, false, true);
              ProgressBar progress = ProgressBar.forTerminal(err)) {
             report = Indexer.builder(open.store()).redactor(open.redactor()).listener(progress).build().index(roots);
             // Commits of the sessions' repositories, and which memories made them (docs/WHY.md).

@@ -37,7 +37,9 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
      * Opens an existing store with its recorded model; a missing store is an error.
      *
      * @param vectors whether the command will embed: the model then starts loading at once, in
-     *                parallel with opening the store; otherwise it loads on first use, if ever
+     *                parallel with opening the store, and so does the dense index; otherwise both
+     *                open on first use, if ever (lexical search and {@code why} never read the
+     *                index's segments)
      */
     static OpenStore existing(Path dir, boolean vectors) {
         OpenStore held = resident;
@@ -47,7 +49,7 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         if (FunesStore.recordedModelId(dir).isEmpty()) {
             throw new FunesException("no Funes store at " + dir + " (run 'funes index' first, or pass --store DIR)");
         }
-        return open(dir, null, vectors);
+        return open(dir, null, vectors, !vectors);
     }
 
     /**
@@ -64,6 +66,15 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
      * parallel. Without {@code model}, a new store takes the config's model ({@link FunesConfig}).
      */
     static OpenStore open(Path dir, String model, boolean vectors) {
+        return open(dir, model, vectors, false);
+    }
+
+    /**
+     * {@link #open(Path, String, boolean)}; with {@code indexOnFirstUse}, the store's dense index
+     * opens when first needed ({@link StoreOptions#indexOnFirstUse()}): {@code index} of logs that
+     * did not change never reads it.
+     */
+    static OpenStore open(Path dir, String model, boolean vectors, boolean indexOnFirstUse) {
         Optional<String> recorded = FunesStore.recordedModelId(dir);
         if (recorded.isPresent() && model != null && !recorded.get().equals(model)) {
             throw new FunesException("store " + dir + " was built with model " + recorded.get()
@@ -76,7 +87,8 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         Embedder embedder = embedder(modelId, vectors);
         try {
             return new OpenStore(embedder,
-                    FunesStore.open(dir, embedder, StoreOptions.builder().redactor(redactor).build()), redactor);
+                    FunesStore.open(dir, embedder, StoreOptions.builder().redactor(redactor)
+                            .indexOnFirstUse(indexOnFirstUse).build()), redactor);
         } catch (RuntimeException e) {
             embedder.close();
             throw e;
