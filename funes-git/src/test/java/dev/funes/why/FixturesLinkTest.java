@@ -27,12 +27,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Linking on the real agent logs of the shared fixtures. Their repositories are not here, so this
- * is evidence-only linking: links to shas whose commit objects are unknown.
+ * is evidence-only linking: links to shas whose commit objects are unknown. The logs indexed are
+ * those that hold each kind of evidence checked (three Aider histories with 47 commit lines, the
+ * Claude Code session with git commit output, Cline's task and a Codex session with its git
+ * head), not every fixture: embedding all of them took most of this module's build.
  */
 class FixturesLinkTest {
 
     static final Path FIXTURES = Path.of(System.getProperty("funes.shared.dir", "../../shared")).resolve("fixtures");
     /** Aider's note after it committed; "> Committing x before applying edits" is not one. */
+    static final List<Path> AIDER = Stream.of("coding-aider-history-example.md", "coding-aider-history-example2.md",
+            "monochromatic.aider.chat.history.md").map(name -> FIXTURES.resolve("aider").resolve(name)).toList();
     static final Pattern AIDER_COMMIT = Pattern.compile("^> Commit ([0-9a-f]{7,40}) ");
 
     @TempDir
@@ -46,7 +51,9 @@ class FixturesLinkTest {
         assumeTrue(Files.isDirectory(FIXTURES), "skipped: shared fixtures not found at " + FIXTURES);
         embedder = Embedders.bundled(BundledModel.DEFAULT);
         store = FunesStore.open(tmp.resolve("store"), embedder);
-        Indexer.builder(store).build().index(List.of(FIXTURES));
+        Indexer.builder(store).build().index(List.of(AIDER.get(0), AIDER.get(1), AIDER.get(2), FIXTURES.resolve("cline"),
+                FIXTURES.resolve("claude-code/episodic-memory-long.jsonl"),
+                FIXTURES.resolve("codex/localpush-rollout-t1319.jsonl")));
         report = Why.over(store).link();
         System.out.println("Fixtures " + report.summary());
     }
@@ -67,19 +74,17 @@ class FixturesLinkTest {
     @Test
     void everyAiderCommitLineIsLinkedToTheExchangeThatHoldsIt() throws Exception {
         List<CommitLine> lines = new ArrayList<>();
-        try (Stream<Path> files = Files.list(FIXTURES.resolve("aider"))) {
-            for (Path file : files.sorted().toList()) {
-                List<String> text = Files.readAllLines(file, StandardCharsets.UTF_8);
-                for (int i = 0; i < text.size(); i++) {
-                    Matcher m = AIDER_COMMIT.matcher(text.get(i));
-                    if (m.find()) {
-                        lines.add(new CommitLine(file.toRealPath(), i + 1, m.group(1)));
-                    }
+        for (Path file : AIDER) {
+            List<String> text = Files.readAllLines(file, StandardCharsets.UTF_8);
+            for (int i = 0; i < text.size(); i++) {
+                Matcher m = AIDER_COMMIT.matcher(text.get(i));
+                if (m.find()) {
+                    lines.add(new CommitLine(file.toRealPath(), i + 1, m.group(1)));
                 }
             }
         }
-        // grep -hE '^> Commit [0-9a-f]{7,40} ' fixtures/aider/* | wc -l: 81 today (104 with "> Committing")
-        assertThat(lines).hasSizeGreaterThan(50);
+        // grep -chE '^> Commit [0-9a-f]{7,40} ' on the three files: 3, 1 and 43
+        assertThat(lines).hasSizeGreaterThan(40);
         LinkTables tables = FunesStore.links(store);
         int linked = 0;
         List<CommitLine> missing = new ArrayList<>();
@@ -114,6 +119,11 @@ class FixturesLinkTest {
         assertThat(total.get("aider-commit")).isPositive();
         assertThat(total.get("commit-output")).isPositive(); // Claude Code Bash results
         assertThat(total.get("session-head")).isPositive();  // Codex session_meta, Cline environment
+        // Codex's session_meta names the commit the session started from.
+        List<WhyHit> head = Why.over(store).why(WhyRequest.of("86b4a8d"));
+        assertThat(head).isNotEmpty();
+        assertThat(head.get(0).evidence()).isEqualTo(Evidence.SESSION_HEAD);
+        assertThat(head.get(0).memory().agent()).isEqualTo("codex");
         // git commit output in the Claude Code fixtures: "[main 76000c9] Add MODEL_NAME ..."
         List<WhyHit> hits = Why.over(store).why(WhyRequest.of("76000c9"));
         assertThat(hits).isNotEmpty();

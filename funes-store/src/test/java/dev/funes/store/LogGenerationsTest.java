@@ -64,7 +64,7 @@ class LogGenerationsTest {
 
     @BeforeAll
     void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        embedder = new RememberingEmbedder(Embedders.bundled(BundledModel.DEFAULT));
     }
 
     @AfterAll

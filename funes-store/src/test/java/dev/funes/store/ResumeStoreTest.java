@@ -41,7 +41,7 @@ class ResumeStoreTest {
 
     @BeforeAll
     void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
+        embedder = new RememberingEmbedder(Embedders.bundled(BundledModel.DEFAULT));
     }
 
     @AfterAll
