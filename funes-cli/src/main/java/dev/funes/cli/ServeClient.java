@@ -19,8 +19,8 @@ import java.util.OptionalInt;
  * The {@code funes} process's side of a resident {@code funes serve}: for a command a server runs
  * ({@link ServeWire#served}), it asks the server of the store over the store's socket and prints
  * its answer. No server, one that declines, or any failure to talk to it: the caller runs the
- * command itself, as it would without one. With {@code FUNES_SERVE=1} a missing server is started
- * in the background for the next command; {@code FUNES_SERVE=0} never asks one.
+ * command itself, as it would without one, and a missing server is started in the background for
+ * the next command (it exits when idle). {@code FUNES_SERVE=0} never asks one and starts none.
  */
 final class ServeClient {
 
@@ -41,7 +41,7 @@ final class ServeClient {
         }
         Path socket = store.resolve(ServeWire.SOCKET);
         if (!Files.exists(socket)) {
-            if ("1".equals(mode) && Files.isDirectory(store)) {
+            if (Files.isDirectory(store)) {
                 start(store);
             }
             return OptionalInt.empty();

@@ -42,8 +42,8 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", description = {
         "Keep the store open and its model loaded, and answer the search, why, stats and check --quick of other funes",
         "processes over a socket in the store directory (owner-only), until --idle seconds pass without one.",
-        "Optional: without it every command runs in its own process. FUNES_SERVE=1 starts it on demand; FUNES_SERVE=0",
-        "never asks it."})
+        "Started on demand by the first of those commands that finds none; FUNES_SERVE=0 never asks or starts one, and",
+        "every command then runs in its own process."})
 final class ServeCommand implements Callable<Integer> {
 
     @Mixin

@@ -38,7 +38,7 @@ class CdsLauncherIT {
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().remove("FUNES_JAVA_OPTS");
         pb.environment().remove("FUNES_CDS");
-        pb.environment().remove("FUNES_SERVE");
+        pb.environment().put("FUNES_SERVE", "0"); // alone, and no server started on demand, unless env says otherwise
         pb.environment().putAll(env);
         Process p = pb.start();
         assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("%s ended within 10 minutes", command).isTrue();
@@ -111,7 +111,8 @@ class CdsLauncherIT {
             served.add(new String[] {"check", "--quick", "--store", store});
             for (String[] command : served) {
                 Path classes = Files.createTempFile(tmp, "classes", ".log");
-                Run client = launch(tmp, Map.of("FUNES_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=" + classes), command);
+                Run client = launch(tmp, Map.of("FUNES_SERVE", "1",
+                        "FUNES_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=" + classes), command);
                 Run alone = launch(tmp, Map.of("FUNES_CDS", "0", "FUNES_SERVE", "0"), command);
                 assertThat(client.status()).as(client.err()).isZero();
                 assertThat(alone.status()).as(alone.err()).isZero();

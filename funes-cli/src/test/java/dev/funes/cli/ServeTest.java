@@ -122,7 +122,7 @@ class ServeTest {
             assertThat(server.waitFor(PATIENCE)).as(server.describe("status")).isZero();
             assertThat(socket).doesNotExist();
         }
-        Run alone = run(tmp, null, "stats", "--store", store.toString());
+        Run alone = run(tmp, "0", "stats", "--store", store.toString());
         assertThat(alone.ranItself()).as("no server, the command runs itself").isTrue();
         assertThat(alone.status()).as(alone.err()).isZero();
 
@@ -153,6 +153,7 @@ class ServeTest {
             List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "384m", "stats", "--store", store.toString()));
             command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + log);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().remove("FUNES_SERVE");
             builder.environment().put("XDG_CONFIG_HOME", xdg.toString());
             Process process = builder.start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -162,5 +163,59 @@ class ServeTest {
             assertThat(server.describe("state")).contains("running");
             assertThat(out).contains("memories");
         }
+    }
+
+    @Test
+    void aCommandThatFindsNoServerStartsOneForTheNext() throws Exception {
+        String s = store.toString();
+        Path socket = store.resolve(ServeWire.SOCKET);
+        assertThat(socket).as("no server left by another test").doesNotExist();
+
+        Run never = run(tmp, "0", "stats", "--store", s);
+        assertThat(never.ranItself()).isTrue();
+        // A server it had started would be a process by now: start() returns after the fork.
+        assertThat(servers()).as("FUNES_SERVE=0 starts no server").isEmpty();
+
+        Run first = run(tmp, null, "stats", "--store", s);
+        assertThat(first.ranItself()).as("no server yet: the first command runs itself").isTrue();
+        assertThat(first.status()).as(first.err()).isZero();
+        assertThat(first.out()).isEqualTo(never.out());
+        List<ProcessHandle> started = servers();
+        assertThat(started).as("the server started for the next command").hasSize(1);
+        ProcessHandle server = started.get(0);
+        try {
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (!Files.exists(socket) && server.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20); // waits for the socket to appear, not for a time
+            }
+            assertThat(socket).as("the started server listens").exists();
+            Run next = run(tmp, null, "stats", "--store", s);
+            assertThat(next.ranItself()).as("the next command is answered by it: %s", next.err()).isFalse();
+            assertThat(next.status()).isZero();
+            assertThat(next.out()).isEqualTo(first.out());
+            assertThat(servers()).as("an answered command starts no other").containsExactly(server);
+        } finally {
+            server.destroy();
+            server.onExit().get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        assertThat(socket).as("removed by the server as it stopped").doesNotExist();
+    }
+
+    /**
+     * The {@code funes serve} processes of this test's store, from each process's
+     * {@code /proc/PID/cmdline} ({@code ProcessHandle.Info} leaves out a command line as long as
+     * a test JVM's class path).
+     */
+    private static List<ProcessHandle> servers() {
+        String storeArg = store.toString();
+        return ProcessHandle.allProcesses().filter(p -> {
+            try {
+                List<String> args = List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
+                        StandardCharsets.UTF_8).split("\0"));
+                return args.contains("serve") && args.contains(storeArg);
+            } catch (IOException e) {
+                return false; // gone, or not ours to read
+            }
+        }).toList();
     }
 }
