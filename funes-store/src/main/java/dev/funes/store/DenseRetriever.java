@@ -58,6 +58,21 @@ final class DenseRetriever {
     private final AtomicLong wideSearches = new AtomicLong();
     private final AtomicLong wideRetries = new AtomicLong();
     private final AtomicLong wideFallbacks = new AtomicLong();
+    private final AtomicLong allowedReads = new AtomicLong();
+
+    /** Allowed sets kept per read connection (a few filters each). */
+    static final int ALLOWED_SETS_KEPT = 8;
+
+    /**
+     * The allowed sets a read connection has read, with its {@code PRAGMA data_version} then. A
+     * read connection never writes, so the version changes exactly when another connection (this
+     * process's writer or another process) has committed since: a memory added, forgotten or
+     * moved may change which vectors a filter passes, and the sets are read again.
+     */
+    private record AllowedSets(long dataVersion, Map<SqlFilter, VectorIdSet> sets) {
+    }
+
+    private final Map<Connection, AllowedSets> allowedSets = new java.util.concurrent.ConcurrentHashMap<>();
 
     DenseRetriever(StoreIndex ann, Embedder embedder, SearchTuning tuning) {
         this.ann = ann;
@@ -136,7 +151,7 @@ final class DenseRetriever {
         }
         if (kept.size() < k && hits.size() == wide) {
             wideFallbacks.incrementAndGet();
-            return candidates(query, allowedVectors(c, filter), k);
+            return candidates(query, allowed(c, filter), k);
         }
         return kept;
     }
@@ -201,6 +216,38 @@ final class DenseRetriever {
                 return wanted <= (double) WIDE_MAX_FACTOR * k ? (int) wanted : 0;
             }
         }
+    }
+
+    /**
+     * {@link #allowedVectors}, kept for the next searches through the same read connection with
+     * the same filter until the database changes: an agent repeating {@code --agent X} reads
+     * the set once, not at every search (the read was most of a narrow filter's search at 1M).
+     */
+    VectorIdSet allowed(Connection c, SqlFilter filter) throws SQLException {
+        long version = Rows.single(c, "PRAGMA data_version");
+        AllowedSets known = allowedSets.get(c);
+        if (known == null || known.dataVersion() != version) {
+            known = new AllowedSets(version, java.util.Collections.synchronizedMap(
+                    new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<SqlFilter, VectorIdSet> eldest) {
+                            return size() > ALLOWED_SETS_KEPT;
+                        }
+                    }));
+            allowedSets.put(c, known);
+        }
+        VectorIdSet set = known.sets().get(filter);
+        if (set == null) {
+            allowedReads.incrementAndGet();
+            set = allowedVectors(c, filter);
+            known.sets().put(filter, set);
+        }
+        return set;
+    }
+
+    /** How many allowed sets were read from SQLite, not taken from those kept. For tests. */
+    long allowedReads() {
+        return allowedReads.get();
     }
 
     /**
