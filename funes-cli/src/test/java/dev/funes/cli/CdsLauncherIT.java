@@ -21,28 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CdsLauncherIT {
 
-    private static final Path LAUNCHER = Path.of("../funes").toAbsolutePath().normalize();
+    private static final Path LAUNCHER = LauncherRun.LAUNCHER;
     private static final Path TARGET = Path.of(System.getProperty("funes.cli.jar", "target/funes-cli.jar"))
             .toAbsolutePath().getParent();
 
-    record Run(int status, String out, String err) {
-    }
-
-    private static Run launch(Path tmp, Map<String, String> env, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile(tmp, "out", ".txt");
-        Path err = Files.createTempFile(tmp, "err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().remove("FUNES_JAVA_OPTS");
-        pb.environment().remove("FUNES_CDS");
-        pb.environment().put("FUNES_SERVE", "0"); // alone, and no server started on demand, unless env says otherwise
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("%s ended within 10 minutes", command).isTrue();
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    private static LauncherRun launch(Path tmp, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return LauncherRun.of(tmp, env, args);
     }
 
     private static List<Path> archives() throws IOException {
@@ -61,7 +45,7 @@ class CdsLauncherIT {
         CliTest.Result index = CliTest.funes("index", "--store", store, "--index-path", "../examples/demo-session");
         assertThat(index.status()).as(index.err()).isZero();
 
-        Run first = launch(tmp, Map.of(), "stats", "--store", store);
+        LauncherRun first = launch(tmp, Map.of(), "stats", "--store", store);
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).contains("preparing a faster start-up").doesNotContain("could not");
         // The archive, and the mark that this JDK maps it at its dump address (when it takes the flag).
@@ -73,8 +57,8 @@ class CdsLauncherIT {
                 new String[] {"search", "--json", "--retrieval", "lexical", "--store", store, "ledger"},
                 new String[] {"why", "--json", "--store", store, "4e1c9a7"});
         for (String[] command : commands) {
-            Run shared = launch(tmp, Map.of("FUNES_JAVA_OPTS", "-Xshare:on"), command);
-            Run plain = launch(tmp, Map.of("FUNES_CDS", "0"), command);
+            LauncherRun shared = launch(tmp, Map.of("FUNES_JAVA_OPTS", "-Xshare:on"), command);
+            LauncherRun plain = launch(tmp, Map.of("FUNES_CDS", "0"), command);
             assertThat(shared.status()).as(shared.err()).isZero();
             assertThat(plain.status()).as(plain.err()).isZero();
             assertThat(shared.err()).as("nothing to prepare any more, no JVM warning").isEmpty();
@@ -111,9 +95,9 @@ class CdsLauncherIT {
             served.add(new String[] {"check", "--quick", "--store", store});
             for (String[] command : served) {
                 Path classes = Files.createTempFile(tmp, "classes", ".log");
-                Run client = launch(tmp, Map.of("FUNES_SERVE", "1",
+                LauncherRun client = launch(tmp, Map.of("FUNES_SERVE", "1",
                         "FUNES_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=" + classes), command);
-                Run alone = launch(tmp, Map.of("FUNES_CDS", "0", "FUNES_SERVE", "0"), command);
+                LauncherRun alone = launch(tmp, Map.of("FUNES_CDS", "0", "FUNES_SERVE", "0"), command);
                 assertThat(client.status()).as(client.err()).isZero();
                 assertThat(alone.status()).as(alone.err()).isZero();
                 assertThat(Files.readString(classes)).as("%s is answered by the server", String.join(" ", command))

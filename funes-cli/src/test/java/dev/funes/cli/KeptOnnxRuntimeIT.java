@@ -7,9 +7,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KeptOnnxRuntimeIT {
 
-    private static final Path LAUNCHER = Path.of("../funes").toAbsolutePath().normalize();
     private static final String LIBRARY = "ai/onnxruntime/native/linux-x64/libonnxruntime.so";
     private static final String MODEL = "all-minilm-l6-v2-q.onnx";
     /** Below both 23 MB files, above everything else a search of the sample store writes. */
@@ -37,9 +35,6 @@ class KeptOnnxRuntimeIT {
     @TempDir
     static Path tmp;
     static String store;
-
-    record Run(int status, String out, String err) {
-    }
 
     @BeforeAll
     static void indexTheSampleSession() {
@@ -52,21 +47,8 @@ class KeptOnnxRuntimeIT {
      * The launcher without the archive (its training run would add a minute), with
      * FUNES_JAVA_OPTS last, and a limit on the size of the files it writes when {@code limited}.
      */
-    private static Run launch(boolean limited, String javaOpts, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("bash", "-c",
-                (limited ? "ulimit -f " + FILE_LIMIT_KB + " && " : "") + "exec \"$@\"", "bash", LAUNCHER.toString()));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile(tmp, "out", ".txt");
-        Path err = Files.createTempFile(tmp, "err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("FUNES_CDS", "0");
-        pb.environment().put("FUNES_SERVE", "0");
-        pb.environment().put("FUNES_JAVA_OPTS", javaOpts);
-        Process p = pb.start();
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("%s ended within 5 minutes", command).isTrue();
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    private static LauncherRun launch(boolean limited, String javaOpts, String... args) throws IOException, InterruptedException {
+        return LauncherRun.of(tmp, limited ? FILE_LIMIT_KB : 0, Map.of("FUNES_CDS", "0", "FUNES_JAVA_OPTS", javaOpts), args);
     }
 
     private static String[] search() {
@@ -112,7 +94,7 @@ class KeptOnnxRuntimeIT {
         Path folder = tmp.resolve("native-a");
         String own = "-Dfunes.native.dir=" + folder;
 
-        Run without = launch(true, "-Dfunes.native.dir=", search());
+        LauncherRun without = launch(true, "-Dfunes.native.dir=", search());
         assertThat(without.status()).as("ONNX Runtime and the model, extracted, exceed the file size limit").isNotZero();
 
         // Another version's copies, left by an earlier start: removed once this version's are made.
@@ -121,7 +103,7 @@ class KeptOnnxRuntimeIT {
         Files.setPosixFilePermissions(older, PosixFilePermissions.fromString("rwx------"));
         Files.write(older.resolve("libonnxruntime.so"), new byte[] {1, 2, 3});
 
-        Run first = launch(false, own, search());
+        LauncherRun first = launch(false, own, search());
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).isEmpty();
         Path library = library(folder);
@@ -139,8 +121,8 @@ class KeptOnnxRuntimeIT {
         assertThat(older).doesNotExist();
         var made = Files.getLastModifiedTime(library);
 
-        Run kept = launch(true, own, search());
-        Run plain = launch(false, "-Dfunes.native.dir=", search());
+        LauncherRun kept = launch(true, own, search());
+        LauncherRun plain = launch(false, "-Dfunes.native.dir=", search());
         assertThat(kept.status()).as(kept.err()).isZero();
         assertThat(plain.status()).as(plain.err()).isZero();
         assertThat(kept.err()).isEmpty();
@@ -154,7 +136,7 @@ class KeptOnnxRuntimeIT {
         assumeLinuxX64();
         Path folder = tmp.resolve("native-b");
         String own = "-Dfunes.native.dir=" + folder;
-        Run made = launch(false, own, search());
+        LauncherRun made = launch(false, own, search());
         assertThat(made.status()).as(made.err()).isZero();
         String answer = made.out();
         assertThat(answer).contains("\"score\"");
@@ -167,19 +149,19 @@ class KeptOnnxRuntimeIT {
         overwrite(library(folder), changed);
         byte[] model = resource(MODEL);
         overwrite(model(folder), java.util.Arrays.copyOf(model, model.length / 2));
-        Run repaired = launch(false, own, search());
+        LauncherRun repaired = launch(false, own, search());
         assertThat(repaired.status()).as(repaired.err()).isZero();
         assertThat(repaired.err()).isEmpty();
         assertThat(repaired.out()).isEqualTo(answer);
         assertThat(Files.readAllBytes(library(folder))).isEqualTo(library);
         assertThat(Files.readAllBytes(model(folder))).isEqualTo(model);
-        Run afterRepair = launch(true, own, search());
+        LauncherRun afterRepair = launch(true, own, search());
         assertThat(afterRepair.status()).as(afterRepair.err()).isZero();
         assertThat(afterRepair.out()).isEqualTo(answer);
 
         Files.delete(library(folder));
         Files.delete(model(folder));
-        Run missing = launch(false, own, search());
+        LauncherRun missing = launch(false, own, search());
         assertThat(missing.status()).as(missing.err()).isZero();
         assertThat(missing.err()).isEmpty();
         assertThat(missing.out()).isEqualTo(answer);
@@ -189,9 +171,9 @@ class KeptOnnxRuntimeIT {
         // Others may write the folder: nothing in it is used, so the limited run fails (ONNX
         // Runtime extracts its own), and an unlimited one answers as ever.
         Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Run refused = launch(true, own, search());
+        LauncherRun refused = launch(true, own, search());
         assertThat(refused.status()).isNotZero();
-        Run usual = launch(false, own, search());
+        LauncherRun usual = launch(false, own, search());
         assertThat(usual.status()).as(usual.err()).isZero();
         assertThat(usual.out()).isEqualTo(answer);
     }

@@ -8,9 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KeptSqliteLibraryIT {
 
-    private static final Path LAUNCHER = Path.of("../funes").toAbsolutePath().normalize();
     private static final Path TARGET = Path.of(System.getProperty("funes.cli.jar", "target/funes-cli.jar"))
             .toAbsolutePath().getParent();
     private static final String RESOURCE = "org/sqlite/native/Linux/x86_64/libsqlitejdbc.so";
@@ -36,9 +34,6 @@ class KeptSqliteLibraryIT {
     static Path tmp;
     static String store;
     static String noTmp;
-
-    record Run(int status, String out, String err) {
-    }
 
     @BeforeAll
     static void indexTheSampleSession() {
@@ -49,20 +44,8 @@ class KeptSqliteLibraryIT {
     }
 
     /** The launcher without the archive (its training run would add a minute), with FUNES_JAVA_OPTS last. */
-    private static Run launch(String javaOpts, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile(tmp, "out", ".txt");
-        Path err = Files.createTempFile(tmp, "err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("FUNES_CDS", "0");
-        pb.environment().put("FUNES_SERVE", "0");
-        pb.environment().put("FUNES_JAVA_OPTS", javaOpts);
-        Process p = pb.start();
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("%s ended within 5 minutes", command).isTrue();
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    private static LauncherRun launch(String javaOpts, String... args) throws IOException, InterruptedException {
+        return LauncherRun.of(tmp, Map.of("FUNES_CDS", "0", "FUNES_JAVA_OPTS", javaOpts), args);
     }
 
     private static String[] why() {
@@ -101,10 +84,10 @@ class KeptSqliteLibraryIT {
             }
         }
 
-        Run without = launch(noTmp + " -Dfunes.native.dir=", why());
+        LauncherRun without = launch(noTmp + " -Dfunes.native.dir=", why());
         assertThat(without.status()).as("sqlite-jdbc alone needs the temporary folder").isNotZero();
 
-        Run first = launch(noTmp, why());
+        LauncherRun first = launch(noTmp, why());
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).isEmpty();
         Path copy = copyIn(kept);
@@ -117,8 +100,8 @@ class KeptSqliteLibraryIT {
                 new String[] {"search", "--json", "--retrieval", "lexical", "--store", store, "ledger"},
                 new String[] {"stats", "--json", "--store", store});
         for (String[] command : commands) {
-            Run kept1 = launch(noTmp, command);
-            Run plain = launch("-Dfunes.native.dir=", command);
+            LauncherRun kept1 = launch(noTmp, command);
+            LauncherRun plain = launch("-Dfunes.native.dir=", command);
             assertThat(kept1.status()).as(kept1.err()).isZero();
             assertThat(plain.status()).as(plain.err()).isZero();
             assertThat(kept1.err()).isEmpty();
@@ -136,7 +119,7 @@ class KeptSqliteLibraryIT {
                         && "amd64".equals(System.getProperty("os.arch")), "Linux x86_64 only");
         Path folder = tmp.resolve("own-native");
         String own = " -Dfunes.native.dir=" + folder;
-        Run made = launch(noTmp + own, why());
+        LauncherRun made = launch(noTmp + own, why());
         assertThat(made.status()).as(made.err()).isZero();
         String answer = made.out();
         assertThat(answer).contains("4e1c9a7");
@@ -147,7 +130,7 @@ class KeptSqliteLibraryIT {
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-------"));
         Files.write(copy, java.util.Arrays.copyOf(library, library.length / 2));
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
-        Run shortened = launch(noTmp + own, why());
+        LauncherRun shortened = launch(noTmp + own, why());
         assertThat(shortened.status()).as(shortened.err()).isZero();
         assertThat(shortened.err()).isEmpty();
         assertThat(shortened.out()).isEqualTo(answer);
@@ -159,14 +142,14 @@ class KeptSqliteLibraryIT {
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-------"));
         Files.write(copy, changed);
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
-        Run flipped = launch(noTmp + own, why());
+        LauncherRun flipped = launch(noTmp + own, why());
         assertThat(flipped.status()).as(flipped.err()).isZero();
         assertThat(flipped.err()).isEmpty();
         assertThat(flipped.out()).isEqualTo(answer);
         assertThat(Files.readAllBytes(copyIn(folder))).isEqualTo(library);
 
         Files.delete(copyIn(folder));
-        Run missing = launch(noTmp + own, why());
+        LauncherRun missing = launch(noTmp + own, why());
         assertThat(missing.status()).as(missing.err()).isZero();
         assertThat(missing.err()).isEmpty();
         assertThat(missing.out()).isEqualTo(answer);
@@ -175,10 +158,10 @@ class KeptSqliteLibraryIT {
         // Others may write the folder: the copy there is not loaded (sqlite-jdbc's own extraction,
         // with no temporary folder, then fails) and sqlite-jdbc's own works as ever.
         Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Run refused = launch(noTmp + own, why());
+        LauncherRun refused = launch(noTmp + own, why());
         assertThat(refused.status()).isNotZero();
         Path privateTmp = Files.createDirectory(tmp.resolve("private-tmp"));
-        Run usual = launch("-Djava.io.tmpdir=" + privateTmp + own, why());
+        LauncherRun usual = launch("-Djava.io.tmpdir=" + privateTmp + own, why());
         assertThat(usual.status()).as(usual.err()).isZero();
         assertThat(usual.err()).isEmpty();
         assertThat(usual.out()).isEqualTo(answer);
