@@ -1,6 +1,7 @@
 package dev.funes.bench;
 
 import dev.funes.Embedder;
+import dev.funes.ForwardingEmbedder;
 import dev.funes.MemoryStore;
 import dev.funes.embed.Embedders;
 import dev.funes.ingest.IndexReport;
@@ -192,25 +193,14 @@ public class IngestBenchmark {
     }
 
     /** The real embedder, recording what it is given and timing its document calls. */
-    private static final class RecordingEmbedder implements Embedder {
-        private final Embedder delegate;
+    private static final class RecordingEmbedder extends ForwardingEmbedder {
         final List<String> texts = new ArrayList<>();
         int calls;
         /** Nanoseconds spent in {@link #embedDocuments}, summed over the calls. */
         final AtomicLong nanos = new AtomicLong();
 
         RecordingEmbedder(Embedder delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String modelId() {
-            return delegate.modelId();
-        }
-
-        @Override
-        public int dimension() {
-            return delegate.dimension();
+            super(delegate, false); // the delegate is closed by the benchmark
         }
 
         @Override
@@ -219,20 +209,10 @@ public class IngestBenchmark {
             texts.addAll(batch);
             long start = System.nanoTime();
             try {
-                return delegate.embedDocuments(batch);
+                return super.embedDocuments(batch);
             } finally {
                 nanos.addAndGet(System.nanoTime() - start);
             }
-        }
-
-        @Override
-        public float[] embedQuery(String query) {
-            return delegate.embedQuery(query);
-        }
-
-        @Override
-        public void close() {
-            // the delegate is closed by the benchmark
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.funes.store;
 
 import dev.funes.Embedder;
+import dev.funes.ForwardingEmbedder;
 import dev.funes.MemoryStore;
 import dev.funes.embed.BundledModel;
 import dev.funes.embed.Embedders;
@@ -149,40 +150,19 @@ class EmbedOnceTest {
     }
 
     /** The real model, counting every text it is given. */
-    private static final class CountingEmbedder implements Embedder {
-        private final Embedder delegate;
+    private static final class CountingEmbedder extends ForwardingEmbedder {
         final List<String> texts = new ArrayList<>();
         int calls;
 
         CountingEmbedder(Embedder delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String modelId() {
-            return delegate.modelId();
-        }
-
-        @Override
-        public int dimension() {
-            return delegate.dimension();
+            super(delegate, false); // the model belongs to the test class
         }
 
         @Override
         public synchronized List<float[]> embedDocuments(List<String> batch) {
             calls++;
             texts.addAll(batch);
-            return delegate.embedDocuments(batch);
-        }
-
-        @Override
-        public float[] embedQuery(String query) {
-            return delegate.embedQuery(query);
-        }
-
-        @Override
-        public void close() {
-            // the model belongs to the test class
+            return super.embedDocuments(batch);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.funes.store;
 
 import dev.funes.Embedder;
 import dev.funes.EmbeddingException;
+import dev.funes.ForwardingEmbedder;
 
 import java.util.List;
 
@@ -9,24 +10,12 @@ import java.util.List;
  * A real embedder that fails, as a model can, on texts containing a marker: lets tests break a
  * batch half-way through, or a search's query embedding. Every other text goes to the real model. Does not close the delegate.
  */
-final class FailingEmbedder implements Embedder {
+final class FailingEmbedder extends ForwardingEmbedder {
 
     static final String MARKER = "UNEMBEDDABLE";
 
-    private final Embedder delegate;
-
     FailingEmbedder(Embedder delegate) {
-        this.delegate = delegate;
-    }
-
-    @Override
-    public String modelId() {
-        return delegate.modelId();
-    }
-
-    @Override
-    public int dimension() {
-        return delegate.dimension();
+        super(delegate, false); // the delegate belongs to the test class
     }
 
     @Override
@@ -36,7 +25,7 @@ final class FailingEmbedder implements Embedder {
                 throw new EmbeddingException("cannot embed a text containing " + MARKER);
             }
         }
-        return delegate.embedDocuments(texts);
+        return super.embedDocuments(texts);
     }
 
     @Override
@@ -44,11 +33,6 @@ final class FailingEmbedder implements Embedder {
         if (query.contains(MARKER)) {
             throw new EmbeddingException("cannot embed a query containing " + MARKER);
         }
-        return delegate.embedQuery(query);
-    }
-
-    @Override
-    public void close() {
-        // the delegate belongs to the test class
+        return super.embedQuery(query);
     }
 }

@@ -1,6 +1,7 @@
 package dev.funes.store;
 
 import dev.funes.Embedder;
+import dev.funes.ForwardingEmbedder;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,31 +15,20 @@ import java.util.Map;
  * memories, not by vector bytes, use it (a batch's padding may move a vector's last bits). Closes
  * the delegate.
  */
-final class RememberingEmbedder implements Embedder {
+final class RememberingEmbedder extends ForwardingEmbedder {
 
-    private final Embedder delegate;
     private final Map<String, float[]> documents = new HashMap<>();
     private final Map<String, float[]> queries = new HashMap<>();
 
     RememberingEmbedder(Embedder delegate) {
-        this.delegate = delegate;
-    }
-
-    @Override
-    public String modelId() {
-        return delegate.modelId();
-    }
-
-    @Override
-    public int dimension() {
-        return delegate.dimension();
+        super(delegate, true);
     }
 
     @Override
     public synchronized List<float[]> embedDocuments(List<String> texts) {
         List<String> missing = texts.stream().filter(t -> !documents.containsKey(t)).distinct().toList();
         if (!missing.isEmpty()) {
-            List<float[]> vectors = delegate.embedDocuments(missing);
+            List<float[]> vectors = delegate().embedDocuments(missing);
             for (int i = 0; i < missing.size(); i++) {
                 documents.put(missing.get(i), vectors.get(i));
             }
@@ -52,11 +42,6 @@ final class RememberingEmbedder implements Embedder {
 
     @Override
     public synchronized float[] embedQuery(String query) {
-        return queries.computeIfAbsent(query, delegate::embedQuery).clone();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        return queries.computeIfAbsent(query, delegate()::embedQuery).clone();
     }
 }
