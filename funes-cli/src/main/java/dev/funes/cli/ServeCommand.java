@@ -74,6 +74,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         List<Path> watched = watched(dir);
         List<Object> times = times(watched);
+        // Read now, not at the first client's request: the build this server started as.
+        ServeWire.BUILD.getClass();
         try (OpenStore open = OpenStore.existing(dir, true);
              ServerSocketChannel server = bind(socket)) {
             Object key = fileKey(socket);
@@ -121,27 +123,31 @@ final class ServeCommand implements Callable<Integer> {
                     continue;
                 }
                 boolean stale = !times(watched).equals(times);
+                boolean otherBuild = false;
                 try (client) {
                     client.configureBlocking(true);
-                    answer(client, stale);
+                    otherBuild = answer(client, stale);
                 } catch (IOException e) {
                     // The client went away: it runs the command itself, or is gone.
                 }
                 last = System.nanoTime();
-                if (stale) {
-                    return; // the next command starts a server that reads the files as they are now
+                if (stale || otherBuild) {
+                    // The next command starts a server that reads the files as they are now, of its own build.
+                    return;
                 }
             }
         }
     }
 
-    private static void answer(SocketChannel client, boolean stale) throws IOException {
+    /** Answers one client; true when it runs another build of Funes, whose commands this server must leave to it. */
+    private static boolean answer(SocketChannel client, boolean stale) throws IOException {
         ServeWire.Request request = ServeWire.Request.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(client))));
         DataOutputStream reply = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(client)));
         String[] args = request.args().toArray(String[]::new);
-        if (stale || !ServeWire.served(args) || !sameEnvironment(request)) {
+        boolean otherBuild = !ServeWire.BUILD.equals(request.build());
+        if (stale || otherBuild || !ServeWire.served(args) || !sameEnvironment(request)) {
             ServeWire.Answer.DECLINED.write(reply);
-            return;
+            return otherBuild;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -149,6 +155,7 @@ final class ServeCommand implements Callable<Integer> {
         PrintWriter errWriter = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
         int status = ServeWire.inDirectory(request.directory(), () -> Main.run(args, outWriter, errWriter));
         new ServeWire.Answer(true, status, out.toByteArray(), err.toByteArray()).write(reply);
+        return false;
     }
 
     /** Whether the client's variables that pick stores and config files are this server's. */

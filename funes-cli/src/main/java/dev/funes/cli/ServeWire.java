@@ -27,10 +27,29 @@ final class ServeWire {
     /** Variables that change what a command reads: the server runs a command only where they are its own. */
     static final List<String> ENVIRONMENT = List.of("HOME", "FUNES_HOME", "XDG_CONFIG_HOME");
 
-    private static final int MAGIC = 0x46554e31; // "FUN1"
+    private static final int MAGIC = 0x46554e32; // "FUN2": with the client's build (a server of another build fails to read it)
     private static final ThreadLocal<Path> WORKING_DIRECTORY = new ThreadLocal<>();
 
     private ServeWire() {
+    }
+
+    /**
+     * What tells this build of Funes from another: the file or folder its classes are read from,
+     * with its size and time. Read once: a server keeps the build it started with, and declines a
+     * client of another build (a jar replaced by an upgrade, another install's launcher).
+     */
+    static final String BUILD = build();
+
+    private static String build() {
+        try {
+            java.security.CodeSource source = ServeWire.class.getProtectionDomain().getCodeSource();
+            Path code = Path.of(source.getLocation().toURI());
+            java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(code,
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            return code + " " + attributes.size() + " " + attributes.lastModifiedTime().toMillis();
+        } catch (IOException | RuntimeException | java.net.URISyntaxException e) {
+            return "unknown build"; // then only a server that also cannot tell answers
+        }
     }
 
     /** Whether a server runs this command line: search, why, stats and {@code check --quick}. */
@@ -79,8 +98,9 @@ final class ServeWire {
      * @param args        the arguments
      * @param directory   the client's working directory
      * @param environment the values of {@link #ENVIRONMENT} (absent: unset)
+     * @param build       the client's {@link #BUILD}
      */
-    record Request(List<String> args, Path directory, Map<String, String> environment) {
+    record Request(List<String> args, Path directory, Map<String, String> environment, String build) {
 
         /** This process's request for {@code args}. */
         static Request of(String[] args) {
@@ -91,11 +111,12 @@ final class ServeWire {
                     environment.put(name, value);
                 }
             }
-            return new Request(List.of(args), Path.of("").toAbsolutePath(), environment);
+            return new Request(List.of(args), Path.of("").toAbsolutePath(), environment, BUILD);
         }
 
         void write(DataOutputStream out) throws IOException {
             out.writeInt(MAGIC);
+            writeString(out, build);
             writeString(out, directory.toString());
             out.writeInt(environment.size());
             for (Map.Entry<String, String> variable : environment.entrySet()) {
@@ -111,8 +132,9 @@ final class ServeWire {
 
         static Request read(DataInputStream in) throws IOException {
             if (in.readInt() != MAGIC) {
-                throw new IOException("not a funes request");
+                throw new IOException("not a funes request of this protocol");
             }
+            String build = readString(in);
             Path directory = Path.of(readString(in));
             Map<String, String> environment = new LinkedHashMap<>();
             for (int i = in.readInt(); i > 0; i--) {
@@ -122,7 +144,7 @@ final class ServeWire {
             for (int i = in.readInt(); i > 0; i--) {
                 args.add(readString(in));
             }
-            return new Request(args, directory, environment);
+            return new Request(args, directory, environment, build);
         }
     }
 

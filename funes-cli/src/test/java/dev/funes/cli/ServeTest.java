@@ -218,4 +218,25 @@ class ServeTest {
             }
         }).toList();
     }
+
+    @Test
+    void aClientOfAnotherBuildRunsItselfAndTheServerStepsAside() throws Exception {
+        Path socket = store.resolve(ServeWire.SOCKET);
+        // The client's classes as a replaced jar would be: the folder or jar they are read from, newer.
+        Path classes = Path.of(ServeWire.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        java.nio.file.attribute.FileTime was = Files.getLastModifiedTime(classes);
+        Run alone = run(tmp, "0", "stats", "--store", store.toString());
+        try (FunesProcess server = startServer("--idle", "600")) {
+            // Changed after the server started, before any client asked it.
+            Files.setLastModifiedTime(classes, java.nio.file.attribute.FileTime.fromMillis(was.toMillis() + 60_000));
+            Run other = run(tmp, null, "stats", "--store", store.toString());
+            assertThat(other.ranItself()).as("another build's client runs the command itself").isTrue();
+            assertThat(other.status()).as(other.err()).isZero();
+            assertThat(other.out()).isEqualTo(alone.out());
+            assertThat(server.waitFor(PATIENCE)).as("the server of the old build exits: %s", server.describe("status")).isZero();
+            assertThat(socket).doesNotExist();
+        } finally {
+            Files.setLastModifiedTime(classes, was);
+        }
+    }
 }
