@@ -102,6 +102,50 @@ final class McpTools {
         return opened.get();
     }
 
+    /** Whether the store is open; until it is, {@link #searchElsewhere} may answer a search. */
+    private java.util.function.BooleanSupplier storeOpen = () -> true;
+    /** A search answered by a resident {@code funes serve} of the store, or empty to wait for the store here. */
+    private java.util.function.Function<Map<String, Object>, java.util.Optional<McpSchema.CallToolResult>> searchElsewhere;
+
+    /**
+     * Lets {@code search_memory} be answered by {@code elsewhere} (a resident {@code funes serve}
+     * of the same store, running these tools' code on its open store) while {@code open} says
+     * this process's store is still opening, instead of waiting for it and the model. Returns this.
+     */
+    McpTools untilOpen(java.util.function.BooleanSupplier open,
+                       java.util.function.Function<Map<String, Object>, java.util.Optional<McpSchema.CallToolResult>> elsewhere) {
+        this.storeOpen = open;
+        this.searchElsewhere = elsewhere;
+        return this;
+    }
+
+    /** A {@code search_memory} result as {@link #call} makes it, from its JSON text (a served answer). */
+    static McpSchema.CallToolResult searchResult(String json, boolean error) {
+        McpSchema.CallToolResult.Builder result = McpSchema.CallToolResult.builder().addTextContent(json).isError(error);
+        if (!error) {
+            try {
+                result.structuredContent(MAPPER.readValue(json, Map.class));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("a served search_memory result is not JSON: " + e.getOriginalMessage(), e);
+            }
+        }
+        return result.build();
+    }
+
+    /** The arguments of a tool call as JSON, and back: what a served search carries. */
+    static String json(Map<String, Object> arguments) {
+        try {
+            return MAPPER.writeValueAsString(arguments);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("tool arguments that are not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> arguments(String json) throws java.io.IOException {
+        return MAPPER.readValue(json, Map.class);
+    }
+
     /** An error a tool reports to the calling model rather than to the protocol. */
     static final class ToolError extends RuntimeException {
         ToolError(String message) {
@@ -227,6 +271,12 @@ final class McpTools {
     /** Runs a tool; a {@link ToolError} or {@link FunesException} becomes an error result. */
     McpSchema.CallToolResult call(String tool, Map<String, Object> arguments, String clientName) {
         Map<String, Object> args = arguments == null ? Map.of() : arguments;
+        if (searchElsewhere != null && tool.equals(SEARCH_MEMORY) && !storeOpen.getAsBoolean()) {
+            java.util.Optional<McpSchema.CallToolResult> served = searchElsewhere.apply(args);
+            if (served.isPresent()) {
+                return served.get();
+            }
+        }
         try {
             ObjectNode result = switch (tool) {
                 case SEARCH_MEMORY -> searchMemory(args);

@@ -49,7 +49,17 @@ final class ServeClient {
         ServeWire.Answer answer;
         useThePlatformSelectorProvider();
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            channel.connect(UnixDomainSocketAddress.of(socket));
+            try {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+            } catch (IOException e) {
+                // Nobody answers: left by a server that was killed, or by the machine's restart.
+                // Removed, as funes serve removes it, so that a server is started for the next command.
+                Files.deleteIfExists(socket);
+                if (!"0".equals(mode) && Files.isDirectory(store)) {
+                    start(store);
+                }
+                return OptionalInt.empty();
+            }
             ServeWire.Request.of(args).write(new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel))));
             answer = ServeWire.Answer.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel))));
         } catch (IOException | RuntimeException e) {
@@ -63,6 +73,35 @@ final class ServeClient {
         System.err.write(answer.err(), 0, answer.err().length);
         System.err.flush();
         return OptionalInt.of(answer.status());
+    }
+
+    /**
+     * A {@code search_memory} call of a {@code funes mcp} on {@code store}, answered by the
+     * store's resident server when one answers (and runs this build, with this environment's
+     * stores and config files); empty otherwise, and on any failure to talk to it: the caller
+     * then searches its own store. Never starts a server. (The caller leaves it out with
+     * {@code FUNES_SERVE=0}.)
+     */
+    static java.util.Optional<io.modelcontextprotocol.spec.McpSchema.CallToolResult> mcpSearch(Path store,
+                                                                                            java.util.Map<String, Object> arguments) {
+        Path socket = store.resolve(ServeWire.SOCKET);
+        if (!Files.exists(socket)) {
+            return java.util.Optional.empty();
+        }
+        ServeWire.Answer answer;
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            ServeWire.Request.of(new String[] {ServeWire.MCP_SEARCH, McpTools.json(arguments)})
+                    .write(new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel))));
+            answer = ServeWire.Answer.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel))));
+        } catch (IOException | RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+        if (!answer.ran()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(McpTools.searchResult(new String(answer.out(), java.nio.charset.StandardCharsets.UTF_8),
+                answer.status() != 0));
     }
 
     /**

@@ -86,7 +86,7 @@ final class ServeCommand implements Callable<Integer> {
             err.println("funes: serving " + dir + " at " + socket);
             err.flush();
             try {
-                serve(server, socket, key, watched, times);
+                serve(server, socket, key, watched, times, open.store());
             } finally {
                 OpenStore.release();
                 removeIfOurs(socket, key);
@@ -100,8 +100,8 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void serve(ServerSocketChannel server, Path socket, Object key, List<Path> watched, List<Object> times)
-            throws IOException {
+    private void serve(ServerSocketChannel server, Path socket, Object key, List<Path> watched, List<Object> times,
+                       dev.funes.MemoryStore store) throws IOException {
         server.configureBlocking(false);
         try (Selector selector = Selector.open()) {
             server.register(selector, SelectionKey.OP_ACCEPT);
@@ -126,7 +126,7 @@ final class ServeCommand implements Callable<Integer> {
                 boolean otherBuild = false;
                 try (client) {
                     client.configureBlocking(true);
-                    otherBuild = answer(client, stale);
+                    otherBuild = answer(client, stale, store);
                 } catch (IOException e) {
                     // The client went away: it runs the command itself, or is gone.
                 }
@@ -140,14 +140,25 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** Answers one client; true when it runs another build of Funes, whose commands this server must leave to it. */
-    private static boolean answer(SocketChannel client, boolean stale) throws IOException {
+    private static boolean answer(SocketChannel client, boolean stale, dev.funes.MemoryStore store) throws IOException {
         ServeWire.Request request = ServeWire.Request.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(client))));
         DataOutputStream reply = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(client)));
         String[] args = request.args().toArray(String[]::new);
         boolean otherBuild = !ServeWire.BUILD.equals(request.build());
-        if (stale || otherBuild || !ServeWire.served(args) || !sameEnvironment(request)) {
+        boolean mcpSearch = args.length == 2 && args[0].equals(ServeWire.MCP_SEARCH);
+        if (stale || otherBuild || !(mcpSearch || ServeWire.served(args)) || !sameEnvironment(request)) {
             ServeWire.Answer.DECLINED.write(reply);
             return otherBuild;
+        }
+        if (mcpSearch) {
+            // The tools' own code on this server's open store: the client's result, sooner.
+            McpTools tools = new McpTools(store, java.time.Clock.systemUTC(), request.directory().toString());
+            io.modelcontextprotocol.spec.McpSchema.CallToolResult result = tools.call(McpTools.SEARCH_MEMORY,
+                    McpTools.arguments(args[1]), null);
+            String text = ((io.modelcontextprotocol.spec.McpSchema.TextContent) result.content().get(0)).text();
+            new ServeWire.Answer(true, Boolean.TRUE.equals(result.isError()) ? 1 : 0,
+                    text.getBytes(StandardCharsets.UTF_8), new byte[0]).write(reply);
+            return false;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

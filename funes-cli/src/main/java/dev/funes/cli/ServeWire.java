@@ -24,6 +24,11 @@ final class ServeWire {
     static final String SOCKET = "funes.sock";
     /** Commands a server runs: they only read the store, and take no input but their arguments. */
     private static final Set<String> SERVED = Set.of("search", "why", "stats");
+    /**
+     * A request's first word for a {@code search_memory} call of a {@code funes mcp} whose own store
+     * is still opening; the second word is the call's arguments as JSON. Not a command line.
+     */
+    static final String MCP_SEARCH = "mcp:search_memory";
     /** Variables that change what a command reads: the server runs a command only where they are its own. */
     static final List<String> ENVIRONMENT = List.of("HOME", "FUNES_HOME", "XDG_CONFIG_HOME");
 

@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -169,7 +170,10 @@ class ServeTest {
     void aCommandThatFindsNoServerStartsOneForTheNext() throws Exception {
         String s = store.toString();
         Path socket = store.resolve(ServeWire.SOCKET);
-        assertThat(socket).as("no server left by another test").doesNotExist();
+        try (FunesProcess killed = startServer("--idle", "600")) {
+            killed.close(); // SIGKILL: no time to remove its socket, as after a crash or a restart
+        }
+        assertThat(socket).as("left by a server killed at once").exists();
 
         Run never = run(tmp, "0", "stats", "--store", s);
         assertThat(never.ranItself()).isTrue();
@@ -177,7 +181,7 @@ class ServeTest {
         assertThat(servers()).as("FUNES_SERVE=0 starts no server").isEmpty();
 
         Run first = run(tmp, null, "stats", "--store", s);
-        assertThat(first.ranItself()).as("no server yet: the first command runs itself").isTrue();
+        assertThat(first.ranItself()).as("no server answers: the first command runs itself").isTrue();
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.out()).isEqualTo(never.out());
         List<ProcessHandle> started = servers();
@@ -238,5 +242,49 @@ class ServeTest {
         } finally {
             Files.setLastModifiedTime(classes, was);
         }
+    }
+
+    @Test
+    void anMcpSearchIsAnsweredByTheServerUntilTheMcpStoreIsOpen() throws Exception {
+        Map<String, Object> found = Map.of("query", "two-pass parser", "limit", 3);
+        Map<String, Object> refused = Map.of("query", "parser", "after", "not a date");
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult local;
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult localError;
+        try (OpenStore open = OpenStore.existing(store, true)) {
+            McpTools here = new McpTools(open.store(), java.time.Clock.systemUTC(), tmp.toString());
+            local = here.call(McpTools.SEARCH_MEMORY, found, null);
+            localError = here.call(McpTools.SEARCH_MEMORY, refused, null);
+        }
+        assertThat(local.isError()).isFalse();
+        assertThat(text(local)).contains("two-pass");
+        assertThat(localError.isError()).isTrue();
+        assertThat(ServeClient.mcpSearch(store, found)).as("no server: the process searches its own store").isEmpty();
+
+        try (FunesProcess server = startServer("--idle", "600")) {
+            McpTools opening = new McpTools(() -> {
+                throw new AssertionError("the store is not asked while it opens");
+            }, java.time.Clock.systemUTC(), tmp.toString()).untilOpen(() -> false, a -> ServeClient.mcpSearch(store, a));
+            io.modelcontextprotocol.spec.McpSchema.CallToolResult served = opening.call(McpTools.SEARCH_MEMORY, found, null);
+            assertThat(served.isError()).isFalse();
+            assertThat(text(served)).as("the server's answer is the tools' own").isEqualTo(text(local));
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            assertThat(json.writeValueAsString(served.structuredContent())).as("the structured content")
+                    .isEqualTo(json.writeValueAsString(local.structuredContent()));
+            io.modelcontextprotocol.spec.McpSchema.CallToolResult servedError = opening.call(McpTools.SEARCH_MEMORY, refused, null);
+            assertThat(servedError.isError()).isTrue();
+            assertThat(text(servedError)).isEqualTo(text(localError));
+
+            try (OpenStore open = OpenStore.existing(store, true)) {
+                McpTools opened = new McpTools(open.store(), java.time.Clock.systemUTC(), tmp.toString())
+                        .untilOpen(() -> true, a -> {
+                            throw new AssertionError("the server is not asked once the store is open");
+                        });
+                assertThat(text(opened.call(McpTools.SEARCH_MEMORY, found, null))).isEqualTo(text(local));
+            }
+        }
+    }
+
+    private static String text(io.modelcontextprotocol.spec.McpSchema.CallToolResult result) {
+        return ((io.modelcontextprotocol.spec.McpSchema.TextContent) result.content().get(0)).text();
     }
 }
