@@ -41,7 +41,7 @@ final class ServeClient {
         }
         Path socket = store.resolve(ServeWire.SOCKET);
         if (!Files.exists(socket)) {
-            if (Files.isDirectory(store)) {
+            if (canServe(store)) {
                 start(store);
             }
             return OptionalInt.empty();
@@ -55,7 +55,7 @@ final class ServeClient {
                 // Nobody answers: left by a server that was killed, or by the machine's restart.
                 // Removed, as funes serve removes it, so that a server is started for the next command.
                 Files.deleteIfExists(socket);
-                if (!"0".equals(mode) && Files.isDirectory(store)) {
+                if (canServe(store)) {
                     start(store);
                 }
                 return OptionalInt.empty();
@@ -144,6 +144,16 @@ final class ServeClient {
             }
         }
         return new StoreOptions().dir();
+    }
+
+    /**
+     * Whether a server could listen in {@code store}: a folder this user may write, on a file
+     * system with POSIX permissions (for the owner-only socket). Where it could not, none is
+     * started: it would fail at every command.
+     */
+    private static boolean canServe(Path store) {
+        return Files.isDirectory(store) && Files.isWritable(store)
+                && store.getFileSystem().supportedFileAttributeViews().contains("posix");
     }
 
     /** Starts {@code funes serve} for the store in the background, detached from this process's streams. */

@@ -275,4 +275,22 @@ final class FunesProcess implements AutoCloseable {
             process.waitFor();
         }
     }
+
+    /**
+     * The {@code funes serve} processes of {@code store} running now, from each process's
+     * {@code /proc/PID/cmdline} ({@code ProcessHandle.Info} leaves out a command line as long as
+     * a test JVM's class path).
+     */
+    static List<ProcessHandle> servers(Path store) {
+        String storeArg = store.toString();
+        return ProcessHandle.allProcesses().filter(p -> {
+            try {
+                List<String> args = List.of(new String(java.nio.file.Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
+                        java.nio.charset.StandardCharsets.UTF_8).split(String.valueOf((char) 0)));
+                return args.contains("serve") && args.contains(storeArg);
+            } catch (java.io.IOException e) {
+                return false; // gone, or not ours to read
+            }
+        }).toList();
+    }
 }

@@ -48,6 +48,15 @@ class ReadOnlyStoreTest {
             assertThat(search.status()).as(search.err()).isZero();
             assertThat(search.out()).contains("go with the two-pass parser");
             assertThat(search.err()).isEmpty();
+            // No server is started on demand for a store it could not listen in (it would fail at every command).
+            List<String> command = FunesProcess.command(Main.class, "384m", "search", "--store", store.toString(), "parser");
+            ProcessBuilder alone = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD);
+            alone.environment().remove("FUNES_SERVE");
+            Process served = alone.start();
+            assertThat(served.waitFor(3, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+            assertThat(served.exitValue()).isZero();
+            assertThat(FunesProcess.servers(store)).as("no server started for a read-only store").isEmpty();
             CheckCommandTest.Result stats = CheckCommandTest.funes("stats", "--json", "--store", store.toString());
             assertThat(stats.status()).as(stats.err()).isZero();
             assertThat(HitJson.MAPPER.readTree(stats.out()).get("memories").asLong()).isEqualTo(memories);

@@ -205,22 +205,9 @@ class ServeTest {
         assertThat(socket).as("removed by the server as it stopped").doesNotExist();
     }
 
-    /**
-     * The {@code funes serve} processes of this test's store, from each process's
-     * {@code /proc/PID/cmdline} ({@code ProcessHandle.Info} leaves out a command line as long as
-     * a test JVM's class path).
-     */
+    /** The {@code funes serve} processes of this test's store. */
     private static List<ProcessHandle> servers() {
-        String storeArg = store.toString();
-        return ProcessHandle.allProcesses().filter(p -> {
-            try {
-                List<String> args = List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
-                        StandardCharsets.UTF_8).split("\0"));
-                return args.contains("serve") && args.contains(storeArg);
-            } catch (IOException e) {
-                return false; // gone, or not ours to read
-            }
-        }).toList();
+        return FunesProcess.servers(store);
     }
 
     @Test
