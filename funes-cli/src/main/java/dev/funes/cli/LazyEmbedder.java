@@ -59,6 +59,11 @@ final class LazyEmbedder implements Embedder {
         loader.start();
     }
 
+    /** Whether the model is loaded (or failed to load): an embedding now does not wait for it. */
+    boolean isLoaded() {
+        return load.isDone();
+    }
+
     /** Whether the model was asked to load (by {@link #preload()} or a first embedding). */
     boolean loadStarted() {
         return started.get();

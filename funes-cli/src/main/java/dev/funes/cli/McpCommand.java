@@ -83,7 +83,8 @@ final class McpCommand implements Callable<Integer> {
                 log.println("funes mcp: search_memory also searches the team collection " + teamUrl);
             } else if (!"0".equals(System.getenv("FUNES_SERVE"))) {
                 // Until the store and the model are open here, a running funes serve of the store answers searches.
-                tools.untilOpen(opening::isDone, arguments -> ServeClient.mcpSearch(dir, arguments));
+                tools.untilOpen(() -> opening.isDone() && !(opening.join().embedder() instanceof LazyEmbedder lazy && !lazy.isLoaded()),
+                        arguments -> ServeClient.mcpSearch(dir, arguments));
             }
             // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
             // main() may have answered initialize already (McpEarlyAnswer); the transport then
