@@ -7,14 +7,11 @@ import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
 import dev.funes.store.DatasetExport;
 import dev.funes.store.ExportOptions;
 import dev.funes.store.FunesStore;
+import dev.funes.store.TestModel;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,17 +44,7 @@ class PassageStoreTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void model() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void close() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     @Test
     void oneToolOutputReadManyTimesIsNeverEmbeddedAgainAndCitedFromEachPlace(@TempDir Path tmp) throws Exception {

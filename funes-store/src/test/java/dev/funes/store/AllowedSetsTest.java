@@ -8,14 +8,10 @@ import dev.funes.MemoryKind;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,17 +30,7 @@ class AllowedSetsTest {
 
     private static final SearchTuning ALWAYS_ALLOWED_SET = SearchTuning.DEFAULT.wideFilterMinRows(Long.MAX_VALUE);
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory memory(String agent, String text) {
         return Memory.builder(MemoryKind.EXCHANGE, agent, text).session("s-" + agent).build();

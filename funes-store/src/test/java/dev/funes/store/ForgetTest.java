@@ -7,10 +7,6 @@ import dev.funes.MemoryStore;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,17 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgetTest {
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory exchange() {
         return Memory.builder(MemoryKind.EXCHANGE, "claude-code",

@@ -7,11 +7,7 @@ import dev.funes.MemoryStore;
 import dev.funes.Retrieval;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,17 +32,7 @@ class IndexOnFirstUseTest {
 
     private static final StoreOptions ON_FIRST_USE = StoreOptions.builder().indexOnFirstUse(true).build();
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory note(String text) {
         return Memory.builder(MemoryKind.NOTE, "claude-code", text).session("s1").project("/work/alpha").build();

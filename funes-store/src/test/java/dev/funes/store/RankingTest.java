@@ -9,10 +9,6 @@ import dev.funes.ScoreParts;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SourceState;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,17 +29,7 @@ import static org.assertj.core.api.Assertions.within;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RankingTest {
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     /** Distractors every corpus holds, so that a lexical match has competition. */
     private static final String[] FILLER = {

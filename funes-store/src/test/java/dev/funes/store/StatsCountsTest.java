@@ -7,13 +7,9 @@ import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.StoreStats;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,17 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatsCountsTest {
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory memory(MemoryKind kind, String agent, String text) {
         return Memory.builder(kind, agent, text).session("s-" + agent).build();

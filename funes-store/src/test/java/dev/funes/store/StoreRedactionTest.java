@@ -7,12 +7,8 @@ import dev.funes.MemoryStore;
 import dev.funes.Provenance;
 import dev.funes.SearchRequest;
 import dev.funes.SourceState;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
 import dev.funes.redact.Redactor;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,17 +33,7 @@ class StoreRedactionTest {
     private static final String TOKEN = "ghp_" + "Zq8xR2mK9pL4vN7tY1wB3cF6hJ0sD5gA8eU2";
     private static final Path LOG = Path.of("/home/dev/.claude/projects/acme/s.jsonl");
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory withToken(int line) {
         return Memory.builder(MemoryKind.EXCHANGE, "claude-code", "export GITHUB_TOKEN=" + TOKEN + " then push (" + line + ")")

@@ -7,10 +7,6 @@ import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
 import dev.funes.SessionInfo;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,17 +38,7 @@ class StoreVectorsTest {
             "the container was killed for using too much memory",
             "rename the module to funes-store");
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void loadModel() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void closeModel() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Memory note(String id, String agent, String text) {
         return Memory.builder(MemoryKind.NOTE, agent, text).id(id).build();

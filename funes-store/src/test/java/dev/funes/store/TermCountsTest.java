@@ -4,10 +4,6 @@ import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
-import dev.funes.embed.BundledModel;
-import dev.funes.embed.Embedders;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,17 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TermCountsTest {
 
-    private Embedder embedder;
-
-    @BeforeAll
-    void setUp() {
-        embedder = Embedders.bundled(BundledModel.DEFAULT);
-    }
-
-    @AfterAll
-    void tearDown() {
-        embedder.close();
-    }
+    private final Embedder embedder = TestModel.shared();
 
     private static Connection reader(Path dir) throws SQLException {
         Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
