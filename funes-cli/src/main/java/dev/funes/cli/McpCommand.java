@@ -64,10 +64,14 @@ final class McpCommand implements Callable<Integer> {
             // starts and answers initialize: a client's handshake waits for neither, only its first
             // tool call waits for the store.
             CompletableFuture<OpenStore> opening = new CompletableFuture<>();
+            // With a funes serve of the store running, searches go to it while the model is not
+            // loaded here (below): it loads at the first search the server does not answer.
+            boolean forward = teamUrl == null && !"0".equals(System.getenv("FUNES_SERVE"));
+            boolean preload = !(forward && java.nio.file.Files.exists(dir.resolve(ServeWire.SOCKET)));
             // The tool arguments' validator is made on that thread too, once the store is open.
             DeferredSchemaValidator validator = new DeferredSchemaValidator();
             Thread opener = new Thread(() -> {
-                open(dir, opening, log);
+                open(dir, preload, opening, log);
                 validator.prepare();
             }, "funes-mcp-open");
             opener.setDaemon(true);
@@ -81,7 +85,7 @@ final class McpCommand implements Callable<Integer> {
                             request, TeamSearchRun.TIMEOUT_MILLIS));
             if (teamUrl != null) {
                 log.println("funes mcp: search_memory also searches the team collection " + teamUrl);
-            } else if (!"0".equals(System.getenv("FUNES_SERVE"))) {
+            } else if (forward) {
                 // Until the store and the model are open here, a running funes serve of the store answers searches.
                 tools.untilOpen(() -> opening.isDone() && !(opening.join().embedder() instanceof LazyEmbedder lazy && !lazy.isLoaded()),
                         arguments -> ServeClient.mcpSearch(dir, arguments));
@@ -113,10 +117,10 @@ final class McpCommand implements Callable<Integer> {
      * Opens the store into {@code opening}. A store that cannot be opened ends the process with
      * status 1 and the reason on stderr, as a command that fails does: without it no tool works.
      */
-    private static void open(Path dir, CompletableFuture<OpenStore> opening, PrintStream log) {
+    private static void open(Path dir, boolean preload, CompletableFuture<OpenStore> opening, PrintStream log) {
         try {
             Main.quietJVector(); // here, not before initialize is answered: java.util.logging takes a while to start
-            opening.complete(OpenStore.open(dir, null, true));
+            opening.complete(OpenStore.open(dir, null, preload));
         } catch (RuntimeException | Error e) {
             opening.completeExceptionally(e);
             log.println("funes: " + Main.oneLine(e));

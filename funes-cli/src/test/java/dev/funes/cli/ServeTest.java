@@ -261,6 +261,22 @@ class ServeTest {
             assertThat(servedError.isError()).isTrue();
             assertThat(text(servedError)).isEqualTo(text(localError));
 
+            // A funes mcp process beside the server: answered by it while its own model is not
+            // loaded (it starts none when a server answers), then by itself once the server is gone.
+            com.fasterxml.jackson.databind.node.ObjectNode query = HitJson.MAPPER.createObjectNode()
+                    .put("query", "two-pass parser").put("limit", 3);
+            com.fasterxml.jackson.databind.JsonNode expected = HitJson.MAPPER.readTree(text(local));
+            try (FunesProcess mcp = FunesProcess.start(Map.of("FUNES_SERVE", "1"), "512m", "mcp", "--store", store.toString())) {
+                McpStdioClient client = new McpStdioClient(mcp, PATIENCE);
+                client.initialize();
+                assertThat(client.call(McpTools.SEARCH_MEMORY, query)).isEqualTo(expected);
+                assertThat(client.call(McpTools.SEARCH_MEMORY, query)).isEqualTo(expected);
+                server.close(); // killed: its socket stays, and nobody answers there
+                assertThat(client.call(McpTools.SEARCH_MEMORY, query)).as("searched by the mcp process itself").isEqualTo(expected);
+                mcp.closeStdin();
+                assertThat(mcp.waitFor(PATIENCE)).as(mcp.describe("status")).isZero();
+            }
+
             try (OpenStore open = OpenStore.existing(store, true)) {
                 McpTools opened = new McpTools(open.store(), java.time.Clock.systemUTC(), tmp.toString())
                         .untilOpen(() -> true, a -> {
