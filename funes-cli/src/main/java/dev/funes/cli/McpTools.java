@@ -102,7 +102,7 @@ final class McpTools {
         return opened.get();
     }
 
-    /** Whether the store is open; until it is, {@link #searchElsewhere} may answer a search. */
+    /** Whether the store is open and its model loaded; until then, {@link #searchElsewhere} may answer a search. */
     private java.util.function.BooleanSupplier storeOpen = () -> true;
     /** A search answered by a resident {@code funes serve} of the store, or empty to wait for the store here. */
     private java.util.function.Function<Map<String, Object>, java.util.Optional<McpSchema.CallToolResult>> searchElsewhere;
@@ -110,7 +110,7 @@ final class McpTools {
     /**
      * Lets {@code search_memory} be answered by {@code elsewhere} (a resident {@code funes serve}
      * of the same store, running these tools' code on its open store) while {@code open} says
-     * this process's store is still opening, instead of waiting for it and the model. Returns this.
+     * this process's store or model is not ready, instead of waiting for them. Returns this.
      */
     McpTools untilOpen(java.util.function.BooleanSupplier open,
                        java.util.function.Function<Map<String, Object>, java.util.Optional<McpSchema.CallToolResult>> elsewhere) {
