@@ -441,29 +441,10 @@ class TeamTest {
                     .hasMessageContaining("exists with model " + embedder.modelId());
         }
         // The same vectors under another model's name: what a store of another model looks like.
-        Embedder other = new Embedder() {
+        Embedder other = new dev.funes.ForwardingEmbedder(embedder, false) {
             @Override
             public String modelId() {
                 return "another-model";
-            }
-
-            @Override
-            public int dimension() {
-                return embedder.dimension();
-            }
-
-            @Override
-            public List<float[]> embedDocuments(List<String> texts) {
-                return embedder.embedDocuments(texts);
-            }
-
-            @Override
-            public float[] embedQuery(String query) {
-                return embedder.embedQuery(query);
-            }
-
-            @Override
-            public void close() {
             }
         };
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> SolrMemoryStore.open(
