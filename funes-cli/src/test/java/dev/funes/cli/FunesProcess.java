@@ -293,4 +293,26 @@ final class FunesProcess implements AutoCloseable {
             }
         }).toList();
     }
+
+    /**
+     * What a finished {@code funes} process printed (stdout and stderr together) and the classes
+     * it loaded, in the order of {@code -Xlog:class+load}.
+     */
+    record ClassLog(String output, String classes) {
+    }
+
+    /**
+     * Runs {@code funes ARGS} to its end with stdin closed and its class loading logged to
+     * {@code log}; fails unless it ends within 3 minutes with status 0.
+     */
+    static ClassLog runLoggingClasses(Path log, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(command(Main.class, "384m", args));
+        command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + log);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(3, TimeUnit.MINUTES)).as("funes %s ended within 3 minutes", List.of(args)).isTrue();
+        assertThat(process.exitValue()).as(out).isZero();
+        return new ClassLog(out, java.nio.file.Files.readString(log));
+    }
 }

@@ -2,13 +2,9 @@ package dev.funes.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,21 +16,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UnchangedIndexTest {
 
-    private record Run(String output, String classes) {
-    }
-
-    private static Run index(Path tmp, String name, Path store, Path logs) throws Exception {
-        Path classes = tmp.resolve(name + "-classes.log");
-        List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "384m",
-                "index", "--store", store.toString(), "--index-path", logs.toString()));
-        command.add(command.indexOf("-cp"), "-Xlog:class+load=info:file=" + classes);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
-        assertThat(process.exitValue()).as(out).isZero();
-        assertThat(out).as("JVector's start-up messages").doesNotContain("jbellis", "Vector API", "PhysicalCoreExecutor");
-        return new Run(out, Files.readString(classes));
+    private static FunesProcess.ClassLog index(Path tmp, String name, Path store, Path logs) throws Exception {
+        FunesProcess.ClassLog run = FunesProcess.runLoggingClasses(tmp.resolve(name + "-classes.log"),
+                "index", "--store", store.toString(), "--index-path", logs.toString());
+        assertThat(run.output()).as("JVector's start-up messages").doesNotContain("jbellis", "Vector API", "PhysicalCoreExecutor");
+        return run;
     }
 
     @Test
@@ -44,11 +30,11 @@ class UnchangedIndexTest {
         Path log = Files.copy(WhyCommandTest.SAMPLE.resolve("sample-session.jsonl"), logs.resolve("session.jsonl"));
         Path store = tmp.resolve("store");
 
-        Run first = index(tmp, "first", store, logs);
+        FunesProcess.ClassLog first = index(tmp, "first", store, logs);
         assertThat(first.output()).contains("1 file: 1 indexed, 0 unchanged");
         assertThat(first.classes()).as("vectors were stored: the index opened").contains("io.github.jbellis.");
 
-        Run unchanged = index(tmp, "unchanged", store, logs);
+        FunesProcess.ClassLog unchanged = index(tmp, "unchanged", store, logs);
         assertThat(unchanged.output()).contains("1 file: 0 indexed, 1 unchanged");
         assertThat(unchanged.classes()).contains("dev.funes.ingest.Heads ")
                 .doesNotContain("io.github.jbellis.")
@@ -59,7 +45,7 @@ class UnchangedIndexTest {
                 "[0-9]+ memories scanned; [0-9]+ new links", "0 memories scanned; 0 new links"));
 
         Files.setLastModifiedTime(log, FileTime.from(Files.getLastModifiedTime(log).toInstant().plusSeconds(1)));
-        Run touched = index(tmp, "touched", store, logs);
+        FunesProcess.ClassLog touched = index(tmp, "touched", store, logs);
         assertThat(touched.output()).contains("1 file: 1 indexed (1 resumed").contains(", 0 unchanged, 0 failed; 0 memories added");
         assertThat(touched.classes()).as("a write opens the index").contains("io.github.jbellis.");
     }
