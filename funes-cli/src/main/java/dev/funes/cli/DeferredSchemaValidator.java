@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class DeferredSchemaValidator implements JsonSchemaValidator {
 
-    private JsonSchemaValidator validator;
+    private volatile JsonSchemaValidator validator;
 
     /** Makes the validator now, on the calling thread, unless it is made already. */
     synchronized JsonSchemaValidator prepare() {
@@ -23,6 +23,11 @@ final class DeferredSchemaValidator implements JsonSchemaValidator {
             validator = new DefaultJsonSchemaValidator();
         }
         return validator;
+    }
+
+    /** Whether the validator is made: a tool call's arguments are then checked without waiting. */
+    boolean prepared() {
+        return validator != null;
     }
 
     @Override

@@ -70,6 +70,12 @@ final class McpCommand implements Callable<Integer> {
             boolean preload = !(forward && java.nio.file.Files.exists(dir.resolve(ServeWire.SOCKET)));
             // The tool arguments' validator is made on that thread too, once the store is open.
             DeferredSchemaValidator validator = new DeferredSchemaValidator();
+            // main() may have answered initialize already (McpEarlyAnswer): then, until the SDK's
+            // session can check a call, the server answers searches that follow it from there.
+            McpEarlyAnswer early = McpEarlyAnswer.take();
+            if (early != null) {
+                early.forwardSearches(forward ? arguments -> ServeClient.mcpSearch(dir, arguments) : null, validator::prepared);
+            }
             Thread opener = new Thread(() -> {
                 open(dir, preload, opening, log);
                 validator.prepare();
@@ -91,9 +97,7 @@ final class McpCommand implements Callable<Integer> {
                         arguments -> ServeClient.mcpSearch(dir, arguments));
             }
             // Made here, not in a static field: an ObjectMapper costs hundreds of classes that only mcp needs.
-            // main() may have answered initialize already (McpEarlyAnswer); the transport then
-            // reads stdin through it.
-            McpEarlyAnswer early = McpEarlyAnswer.take();
+            // The transport reads stdin through early when main() answered initialize already.
             JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
             McpStdioTransport transport = early == null ? new McpStdioTransport(json, protocolIn, protocolOut, log)
                     : new McpStdioTransport(json, early, protocolOut, log);

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
@@ -16,31 +15,39 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * {@code funes mcp}'s answer to the client's {@code initialize}, written as soon as the JVM has
  * started, before picocli, Jackson's {@code ObjectMapper}, the MCP SDK's server and Reactor are
- * (about a second and a half of a cold start; docs/BENCHMARKS.md, "Cold start").
+ * (about a second and a half of a cold start; docs/BENCHMARKS.md, "Cold start"); and, while the
+ * SDK's session is not ready, the answers of a resident {@code funes serve} to the searches that
+ * follow.
  *
- * <p>A thread reads the first line of stdin. When it is an {@code initialize} request whose
- * answer is certain, it writes the answer the SDK's server gives (same protocol version
- * negotiation, capabilities, server info and instructions, byte for byte). Everything it read,
- * that line included, is then handed to {@link McpStdioTransport} as the start of stdin: the SDK's
- * session handles the {@code initialize} as if nothing had been answered, and the transport
- * drops the session's answer to it after comparing it with the one sent (a difference is a bug of
- * this class, reported on stderr). The session's state, the client's info and capabilities, and
- * every message after the first are the SDK's as before.
+ * <p>A thread reads stdin. When its first line is an {@code initialize} request whose answer is
+ * certain, it writes the answer the SDK's server gives (same protocol version negotiation,
+ * capabilities, server info and instructions, byte for byte). Everything it reads, that line
+ * included, is handed to {@link McpStdioTransport} as stdin ({@link #input()}): the SDK's session
+ * handles the {@code initialize} as if nothing had been answered, and the transport drops the
+ * session's answer to it after comparing it with the one sent (a difference is a bug of this
+ * class, reported on stderr). The session's state, the client's info and capabilities, and every
+ * message after the first are the SDK's as before, with one exception: until the session can
+ * check a call's arguments ({@link #forwardSearches}), a {@code search_memory} call whose
+ * arguments surely pass the tool's schema is sent to the store's {@code funes serve}, which runs
+ * the tools' own code, and its result is written as the SDK writes it; the transport then reads
+ * an empty line in its place. Without a server, the call is the SDK's.
  *
  * <p>Any doubt leaves the line to the SDK, as if this class did not exist: a first line that is
  * not an {@code initialize} request, is not JSON that {@link McpFrame} would accept, holds a value
  * whose conversion to the SDK's request records could fail (a number, a wrong type, icons), or
- * does not end within {@link #MAX_LINE} bytes.
+ * does not end within {@link #MAX_LINE} bytes; a call with an argument the schema might refuse.
  */
 final class McpEarlyAnswer {
 
@@ -71,12 +78,26 @@ final class McpEarlyAnswer {
     private final PrintStream log;
     private final String serverVersion;
     private final CountDownLatch done = new CountDownLatch(1);
+    /** Stdin as the transport reads it: every line this class did not answer, in order. */
+    private final Pipe pipe = new Pipe();
+    /** What every writer of stdout holds while it writes a line: this class and the transport. */
+    private final Object writing = new Object();
     // Written by the reading thread before done is counted down, read after.
-    private byte[] read = new byte[0];
     private Answered answered;
+    /** Counted down when {@link #forwardSearches} or {@link #input()} settled whether searches are forwarded. */
+    private final CountDownLatch decided = new CountDownLatch(1);
+    private volatile Function<String, Optional<Served>> forwarder;
+    /** Null until said: the transport reading stdin is then enough to stop forwarding. */
+    private volatile BooleanSupplier sessionReady;
+    private volatile boolean claimed;
+    private volatile boolean decidedOff;
 
     /** The answer written for a request: its id and its bytes, without the newline. */
     record Answered(Object id, byte[] bytes) {
+    }
+
+    /** A {@code search_memory} result as the tools make it: its text, and whether it is an error. */
+    record Served(String text, boolean error) {
     }
 
     private McpEarlyAnswer(InputStream in, OutputStream out, PrintStream log, String serverVersion) {
@@ -119,7 +140,7 @@ final class McpEarlyAnswer {
         Thread reader = new Thread(new Runnable() {
             @Override
             public void run() {
-                early.readFirstLine();
+                early.read();
             }
         }, "funes-mcp-initialize");
         reader.setDaemon(true);
@@ -150,12 +171,40 @@ final class McpEarlyAnswer {
     }
 
     /**
-     * Stdin as the transport must read it: what this class read ahead, then the rest. Waits until
-     * the first line is read (or found unusable).
+     * Lets {@code search_memory} calls that follow an {@code initialize} answered here be answered
+     * by {@code forwarder} (a resident {@code funes serve} of the store: the tools' own code) until
+     * the transport reads stdin and {@code sessionReady} says the SDK's session can check a call's
+     * arguments without first making its validator. A call is forwarded only when the SDK would
+     * surely pass its arguments to the tool ({@link #searchArguments}); when {@code forwarder}
+     * answers empty (no server), the call goes to the SDK as usual. {@code null} forwards nothing.
+     */
+    void forwardSearches(Function<String, Optional<Served>> forwarder, BooleanSupplier sessionReady) {
+        if (decided.getCount() > 0) {
+            this.sessionReady = sessionReady;
+            this.forwarder = forwarder;
+            this.decidedOff = forwarder == null;
+        }
+        decided.countDown();
+    }
+
+    /**
+     * Stdin as the transport must read it: every line this class did not answer, in order (a line
+     * it answered is left as an empty line, so line numbers stay stdin's). Waits until the first
+     * line is read (or found unusable).
      */
     InputStream input() throws InterruptedException {
         done.await();
-        return new SequenceInputStream(new ByteArrayInputStream(read), in);
+        claimed = true;
+        if (decided.getCount() > 0) {
+            decidedOff = true; // no forwarding if nobody asked for it by now
+            decided.countDown();
+        }
+        return pipe;
+    }
+
+    /** What every writer of the process's stdout locks while it writes one line. */
+    Object writing() {
+        return writing;
     }
 
     /** The answer written, or {@code null} when the first line was left to the SDK; after {@link #input()}. */
@@ -163,11 +212,16 @@ final class McpEarlyAnswer {
         return answered;
     }
 
-    private void readFirstLine() {
+    /**
+     * Reads stdin into {@link #pipe} until it ends: the first line answered when it is a sure
+     * {@code initialize}, then, while searches are forwarded, each line looked at, and after that
+     * whatever comes, as it comes.
+     */
+    private void read() {
         byte[] buffer = new byte[4096];
         int length = 0;
-        int newline = -1;
         try {
+            int newline = -1;
             while (newline < 0 && length < MAX_LINE) {
                 if (length == buffer.length) {
                     buffer = Arrays.copyOf(buffer, Math.min(buffer.length * 2, MAX_LINE));
@@ -176,34 +230,138 @@ final class McpEarlyAnswer {
                 if (n < 0) {
                     break;
                 }
-                for (int i = length; i < length + n; i++) {
-                    if (buffer[i] == '\n') {
-                        newline = i;
-                        break;
-                    }
-                }
+                newline = indexOf(buffer, length, length + n);
                 length += n;
             }
             if (newline >= 0) {
                 int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
                 Answered answer = answer(buffer, end, serverVersion);
                 if (answer != null) {
-                    out.write(answer.bytes());
-                    out.write('\n');
-                    out.flush();
+                    writeLine(answer.bytes());
                     answered = answer;
                     if (Boolean.getBoolean("funes.debug")) {
                         log.println("funes mcp: initialize answered at start");
                     }
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            // Stdin or stdout failed: the transport finds the same when it reads or writes, and says so.
-        } finally {
-            read = Arrays.copyOf(buffer, length);
             done.countDown();
+            if (answered != null) {
+                int rest = newline + 1;
+                pipe.write(buffer, 0, rest);
+                System.arraycopy(buffer, rest, buffer, 0, length - rest);
+                length = forwardWhileStarting(buffer, length - rest);
+                buffer = forwarded;
+            }
+            pipe.write(buffer, 0, length);
+            byte[] chunk = new byte[8192];
+            for (int n; (n = in.read(chunk)) >= 0; ) {
+                pipe.write(chunk, 0, n);
+            }
+        } catch (IOException e) {
+            pipe.fail(e); // the transport finds it when it reads, and says so
+        } catch (RuntimeException e) {
+            pipe.fail(new IOException(e));
+        } finally {
+            done.countDown();
+            pipe.close();
         }
     }
+
+    // The buffer forwardWhileStarting ends with (it may grow it), read by read() after it.
+    private byte[] forwarded;
+
+    /**
+     * While searches may be forwarded: reads line after line, forwarding each sure
+     * {@code search_memory} call and passing every other line to the pipe. Returns how many bytes
+     * of {@link #forwarded} are read and not yet passed on.
+     */
+    private int forwardWhileStarting(byte[] buffer, int length) throws IOException {
+        int scanned = 0;
+        try {
+            while (!decidedOff && !(claimed && (sessionReady == null || sessionReady.getAsBoolean()))) {
+                int newline = indexOf(buffer, scanned, length);
+                if (newline < 0) {
+                    scanned = length;
+                    if (length >= MAX_LINE) {
+                        break; // a line longer than any search: the transport's to read
+                    }
+                    if (length == buffer.length) {
+                        buffer = Arrays.copyOf(buffer, Math.min(buffer.length * 2, MAX_LINE));
+                    }
+                    int n = in.read(buffer, length, buffer.length - length);
+                    if (n < 0) {
+                        break;
+                    }
+                    length += n;
+                    continue;
+                }
+                int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
+                if (forwarded(buffer, end)) {
+                    pipe.write(NEWLINE, 0, 1);
+                } else {
+                    pipe.write(buffer, 0, newline + 1);
+                }
+                System.arraycopy(buffer, newline + 1, buffer, 0, length - newline - 1);
+                length -= newline + 1;
+                scanned = 0;
+            }
+        } finally {
+            forwarded = buffer;
+        }
+        return length;
+    }
+
+    /** Whether the line was a sure search call that the forwarder answered, and its answer is written. */
+    private boolean forwarded(byte[] line, int length) throws IOException {
+        SearchCall call = searchCall(line, length);
+        if (call == null) {
+            return false;
+        }
+        try {
+            decided.await(); // until mcp has said whether a server may answer, or the transport reads
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        Function<String, Optional<Served>> to = forwarder;
+        if (to == null) {
+            return false;
+        }
+        Optional<Served> served = to.apply(call.arguments());
+        byte[] answer;
+        try {
+            answer = served.isEmpty() ? null : result(call.id(), served.get());
+        } catch (IOException e) {
+            answer = null; // a result the SDK's way would fail on too: its to answer
+        }
+        if (answer == null) {
+            return false;
+        }
+        writeLine(answer);
+        if (Boolean.getBoolean("funes.debug")) {
+            log.println("funes mcp: search_memory answered by funes serve at start");
+        }
+        return true;
+    }
+
+    private void writeLine(byte[] bytes) throws IOException {
+        synchronized (writing) {
+            out.write(bytes);
+            out.write('\n');
+            out.flush();
+        }
+    }
+
+    private static int indexOf(byte[] buffer, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (buffer[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static final byte[] NEWLINE = {'\n'};
 
     /**
      * The SDK's answer to {@code line} (one line of UTF-8 without its newline) when it is an
@@ -377,12 +535,7 @@ final class McpEarlyAnswer {
         try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
             g.writeStartObject();
             g.writeStringField("jsonrpc", "2.0");
-            g.writeFieldName("id");
-            if (id instanceof Long number) {
-                g.writeNumber(number);
-            } else {
-                g.writeString((String) id);
-            }
+            writeId(g, id);
             g.writeObjectFieldStart("result");
             g.writeStringField("protocolVersion", protocolVersion);
             g.writeObjectFieldStart("capabilities");
@@ -401,6 +554,250 @@ final class McpEarlyAnswer {
             g.writeEndObject();
         }
         return bytes.toByteArray();
+    }
+
+    /** A {@code search_memory} call: its id, and its arguments as JSON text. */
+    record SearchCall(Object id, String arguments) {
+    }
+
+    /**
+     * The call when {@code line} is a {@code tools/call} of {@code search_memory} whose arguments
+     * the SDK would surely pass to the tool ({@link #searchArguments}), else {@code null}.
+     */
+    static SearchCall searchCall(byte[] line, int length) {
+        try (JsonParser p = PARSING.createParser(line, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            Object id = null;
+            String arguments = null;
+            boolean jsonrpc = false;
+            boolean call = false;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                boolean sure = switch (name) {
+                    case "jsonrpc" -> jsonrpc = value == JsonToken.VALUE_STRING && p.getText().equals("2.0");
+                    case "method" -> call = value == JsonToken.VALUE_STRING && p.getText().equals("tools/call");
+                    case "id" -> (id = id(p, value)) != null;
+                    case "params" -> value == JsonToken.START_OBJECT && (arguments = callParams(p)) != null;
+                    default -> false;
+                };
+                if (!sure) {
+                    return null;
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null
+                    || !jsonrpc || !call || id == null || arguments == null) {
+                return null;
+            }
+            return new SearchCall(id, arguments);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The arguments of a {@code tools/call} of {@code search_memory}, or {@code null}. */
+    private static String callParams(JsonParser p) throws IOException {
+        boolean search = false;
+        String arguments = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            boolean sure = switch (name) {
+                case "name" -> search = value == JsonToken.VALUE_STRING && p.getText().equals(McpTools.SEARCH_MEMORY);
+                case "arguments" -> value == JsonToken.START_OBJECT && (arguments = searchArguments(p)) != null;
+                // A progress token and the like: the SDK keeps them as a map, the tool does not read them.
+                case "_meta" -> value == JsonToken.VALUE_NULL || value == JsonToken.START_OBJECT && p.skipChildren() != null;
+                default -> false;
+            };
+            if (!sure) {
+                return null;
+            }
+        }
+        return search ? arguments : null;
+    }
+
+    /**
+     * The arguments as JSON text when they surely pass the SDK's check against
+     * {@code search_memory}'s input schema ({@link McpTools}: a query, known members only, each of
+     * its type and within its bounds), else {@code null}. A string's length is counted in UTF-16
+     * units, never fewer than the code points the schema's {@code maxLength} counts.
+     */
+    static String searchArguments(JsonParser p) throws IOException {
+        java.io.StringWriter text = new java.io.StringWriter();
+        boolean query = false;
+        try (JsonGenerator g = WRITING.createGenerator(text)) {
+            g.writeStartObject();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                boolean sure = switch (name) {
+                    case "query" -> query = string(p, value, McpTools.MAX_QUERY_CHARS);
+                    case "limit" -> value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
+                            && p.getIntValue() >= 1 && p.getIntValue() <= McpTools.MAX_SEARCH_LIMIT;
+                    case "retrieval" -> value == JsonToken.VALUE_STRING && RETRIEVALS.contains(p.getText());
+                    case "project", "file" -> string(p, value, McpTools.MAX_PATH_CHARS);
+                    case "agent", "session", "kind", "after", "before" -> string(p, value, McpTools.MAX_NAME_CHARS);
+                    default -> false; // the schema admits no other member
+                };
+                if (!sure) {
+                    return null;
+                }
+                g.writeFieldName(name);
+                g.copyCurrentEvent(p);
+            }
+            g.writeEndObject();
+        }
+        return query ? text.toString() : null;
+    }
+
+    /** The members {@link #searchArguments} knows: a test compares them with the tool's schema. */
+    static final List<String> SEARCH_MEMBERS = List.of("query", "limit", "agent", "project", "session", "kind",
+            "after", "before", "file", "retrieval");
+
+    /** The values of {@code retrieval} the schema admits. */
+    static final List<String> RETRIEVALS = List.of("hybrid", "dense", "lexical");
+
+    private static boolean string(JsonParser p, JsonToken value, int maxLength) throws IOException {
+        return value == JsonToken.VALUE_STRING && p.getText().length() <= maxLength;
+    }
+
+    /**
+     * The response the SDK's server writes for a {@code search_memory} result as {@link McpTools}
+     * makes it from {@code served} ({@link McpTools#searchResult}): the text as its one content,
+     * and unless it is an error, the text's JSON as structured content.
+     */
+    static byte[] result(Object id, Served served) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(2 * served.text().length() + 128);
+        try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("jsonrpc", "2.0");
+            writeId(g, id);
+            g.writeObjectFieldStart("result");
+            g.writeArrayFieldStart("content");
+            g.writeStartObject();
+            g.writeStringField("type", "text");
+            g.writeStringField("text", served.text());
+            g.writeEndObject();
+            g.writeEndArray();
+            g.writeBooleanField("isError", served.error());
+            if (!served.error()) {
+                g.writeFieldName("structuredContent");
+                try (JsonParser p = PARSING.createParser(served.text())) {
+                    if (p.nextToken() != JsonToken.START_OBJECT) {
+                        throw new IOException("a served search result that is not a JSON object");
+                    }
+                    g.copyCurrentStructure(p);
+                    if (p.nextToken() != null) {
+                        throw new IOException("a served search result with more after its JSON object");
+                    }
+                }
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void writeId(JsonGenerator g, Object id) throws IOException {
+        g.writeFieldName("id");
+        if (id instanceof Long number) {
+            g.writeNumber(number);
+        } else {
+            g.writeString((String) id);
+        }
+    }
+
+    /**
+     * Bytes from the thread that reads stdin to the transport's, in order. A writer waits while
+     * {@link #LIMIT} bytes are unread, so a client that sends faster than the session reads is
+     * held back as it would be by the pipe itself.
+     */
+    static final class Pipe extends InputStream {
+        static final int LIMIT = 1 << 20;
+        private byte[] bytes = new byte[8192];
+        private int start;
+        private int end;
+        private boolean closed;
+        private IOException failure;
+
+        synchronized void write(byte[] from, int offset, int length) throws IOException {
+            if (length == 0) {
+                return;
+            }
+            while (end - start >= LIMIT) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("stopped while the MCP session read nothing");
+                }
+            }
+            if (end + length > bytes.length) {
+                int unread = end - start;
+                if (unread + length > bytes.length) {
+                    bytes = Arrays.copyOfRange(bytes, start, start + Math.max(2 * bytes.length, unread + length));
+                } else {
+                    System.arraycopy(bytes, start, bytes, 0, unread);
+                }
+                start = 0;
+                end = unread;
+            }
+            System.arraycopy(from, offset, bytes, end, length);
+            end += length;
+            notifyAll();
+        }
+
+        /** Ends the bytes: the reader gets them, then the end of the stream. */
+        @Override
+        public synchronized void close() {
+            closed = true;
+            notifyAll();
+        }
+
+        /** Ends the bytes with {@code e}, which the reader gets after them. */
+        synchronized void fail(IOException e) {
+            failure = e;
+            close();
+        }
+
+        @Override
+        public synchronized int read(byte[] to, int offset, int length) throws IOException {
+            if (length == 0) {
+                return 0;
+            }
+            while (start == end && !closed) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("stopped while waiting for stdin");
+                }
+            }
+            if (start == end) {
+                if (failure != null) {
+                    throw failure;
+                }
+                return -1;
+            }
+            int n = Math.min(length, end - start);
+            System.arraycopy(bytes, start, to, offset, n);
+            start += n;
+            notifyAll();
+            return n;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public synchronized int available() {
+            return end - start;
+        }
     }
 
     /** A parser factory configured as {@link McpFrame}'s, which reads every line after this one. */

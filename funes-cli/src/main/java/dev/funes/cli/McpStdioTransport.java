@@ -46,7 +46,8 @@ final class McpStdioTransport implements McpServerTransportProvider {
     private final AtomicReference<McpEarlyAnswer.Answered> answeredEarly = new AtomicReference<>();
     private final OutputStream out;
     private final PrintStream log;
-    private final Object writing = new Object();
+    /** Held while a line is written: {@link McpEarlyAnswer} writes to the same stdout. */
+    private final Object writing;
     private final Object flights = new Object();
     private int inFlight;
     private volatile McpServerSession session;
@@ -81,6 +82,7 @@ final class McpStdioTransport implements McpServerTransportProvider {
         this.early = early;
         this.out = out;
         this.log = log;
+        this.writing = early != null ? early.writing() : new Object();
     }
 
     /** What writes and reads this transport's messages; the server converts with it too. */

@@ -84,6 +84,14 @@ final class ServeClient {
      */
     static java.util.Optional<io.modelcontextprotocol.spec.McpSchema.CallToolResult> mcpSearch(Path store,
                                                                                             java.util.Map<String, Object> arguments) {
+        return mcpSearch(store, McpTools.json(arguments)).map(served -> McpTools.searchResult(served.text(), served.error()));
+    }
+
+    /**
+     * As {@link #mcpSearch(Path, java.util.Map)}, with the arguments as JSON text, answered with
+     * the result's text as the tools make it (the JSON of the result, or the error's message).
+     */
+    static java.util.Optional<McpEarlyAnswer.Served> mcpSearch(Path store, String arguments) {
         Path socket = store.resolve(ServeWire.SOCKET);
         if (!Files.exists(socket)) {
             return java.util.Optional.empty();
@@ -91,7 +99,7 @@ final class ServeClient {
         ServeWire.Answer answer;
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            ServeWire.Request.of(new String[] {ServeWire.MCP_SEARCH, McpTools.json(arguments)})
+            ServeWire.Request.of(new String[] {ServeWire.MCP_SEARCH, arguments})
                     .write(new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel))));
             answer = ServeWire.Answer.read(new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel))));
         } catch (IOException | RuntimeException e) {
@@ -100,8 +108,8 @@ final class ServeClient {
         if (!answer.ran()) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of(McpTools.searchResult(new String(answer.out(), java.nio.charset.StandardCharsets.UTF_8),
-                answer.status() != 0));
+        return java.util.Optional.of(new McpEarlyAnswer.Served(
+                new String(answer.out(), java.nio.charset.StandardCharsets.UTF_8), answer.status() != 0));
     }
 
     /**

@@ -117,6 +117,11 @@ final class FunesProcess implements AutoCloseable {
         return new FunesProcess(List.copyOf(command));
     }
 
+    /** Starts exactly {@code command} with these environment variables added to this JVM's. */
+    static FunesProcess startCommand(List<String> command, java.util.Map<String, String> env) throws IOException {
+        return new FunesProcess(List.copyOf(command), env);
+    }
+
     /** Runs {@code funes ARGS} to its end (at most {@code patience}) with stdin closed. */
     static FunesProcess run(Duration patience, String maxHeap, String... args) throws IOException, InterruptedException {
         FunesProcess p = start(maxHeap, args);

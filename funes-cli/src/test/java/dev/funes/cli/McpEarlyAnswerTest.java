@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -184,6 +185,182 @@ class McpEarlyAnswerTest {
         assertThat(log.toString(StandardCharsets.UTF_8))
                 .contains("funes mcp: BUG: the initialize answer sent at start differs from the MCP SDK's")
                 .contains("0.0.0-another-build").contains(FunesVersion.current());
+    }
+
+    /** Search calls whose arguments surely pass the SDK's check: forwarded while the session starts. */
+    static final List<String> SURE_SEARCHES = List.of(
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"two-pass parser\"}}"),
+            call("\"s-1\"", "{\"arguments\":{\"limit\":50,\"query\":\"x\",\"retrieval\":\"lexical\"},\"name\":\"search_memory\"}"),
+            call("3", "{\"name\":\"search_memory\",\"_meta\":{\"progressToken\":7},\"arguments\":{\"query\":\"\u00e9\\\"q\\\"\","
+                    + "\"limit\":1,\"agent\":\"codex\",\"project\":\"/p\",\"session\":\"s\",\"kind\":\"decision,convention\","
+                    + "\"after\":\"2026-01-01\",\"before\":\"2027-01-01\",\"file\":\"Schema.java\",\"retrieval\":\"dense\"}}"),
+            // Blank or unknown values the schema admits: the tool's own errors, answered by the tool's code.
+            call("4", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\" \",\"after\":\"not a date\"}}"),
+            call("5", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"" + "q".repeat(McpTools.MAX_QUERY_CHARS) + "\"}}"));
+
+    /** Calls left to the SDK: another tool or method, or an argument the schema refuses or might refuse. */
+    static final List<String> LEFT_CALLS = List.of(
+            call("2", "{\"name\":\"why\",\"arguments\":{\"target\":\"x\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"limit\":3}}"),
+            call("2", "{\"name\":\"search_memory\"}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"limit\":\"3\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"limit\":3.0}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"limit\":0}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"limit\":51}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"limit\":null}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":null}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":[\"x\"]}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"retrieval\":\"fuzzy\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"colour\":\"red\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"" + "q".repeat(McpTools.MAX_QUERY_CHARS + 1) + "\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"agent\":\"" + "a".repeat(McpTools.MAX_NAME_CHARS + 1) + "\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\",\"query\":\"y\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\"},\"extra\":1}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\"},\"_meta\":[]}"),
+            call("null", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\"}}"),
+            call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\"}}") + " trailing",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"search_memory\",\"arguments\":{\"query\":\"x\"}}}");
+
+    private static String call(String id, String params) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":" + params + "}";
+    }
+
+    /** A search result as the tools write it: numbers of every kind, escapes, text beyond ASCII. */
+    static final String RESULT = "{\"hits\":[{\"text\":\"Decision: \\\"two-pass\\\" parser \u00e9\u20ac \\ud83d\\ude00 \\n tab\\t\","
+            + "\"score\":0.30000000000000004,\"parts\":{\"lexical\":1.0E-5,\"dense\":0.0,\"rerank\":-0.125},"
+            + "\"source\":{\"path\":\"/a/b.jsonl\",\"lineStart\":1,\"lineEnd\":2147483648},\"links\":[],\"stale\":false,"
+            + "\"why\":null}],\"warnings\":[\"w\"]}";
+
+    @Test
+    void searchCallsAreForwardedOnlyWhenTheSchemaSurelyAdmitsTheirArguments() throws Exception {
+        var validator = new DeferredSchemaValidator();
+        Map<String, Object> schema = McpTools.definitions().get(0).inputSchema();
+        for (String request : SURE_SEARCHES) {
+            byte[] line = request.getBytes(StandardCharsets.UTF_8);
+            McpEarlyAnswer.SearchCall call = McpEarlyAnswer.searchCall(line, line.length);
+            assertThat(call).as("forwarded: %s", request).isNotNull();
+            JsonNode expected = HitJson.MAPPER.readTree(request).path("params").path("arguments");
+            assertThat(HitJson.MAPPER.readTree(call.arguments())).as(request).isEqualTo(expected);
+            Map<String, Object> arguments = HitJson.MAPPER.convertValue(expected, Map.class);
+            assertThat(validator.validate(schema, arguments).valid()).as("the SDK admits %s", request).isTrue();
+        }
+        for (String request : LEFT_CALLS) {
+            byte[] line = request.getBytes(StandardCharsets.UTF_8);
+            assertThat(McpEarlyAnswer.searchCall(line, line.length)).as(request).isNull();
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> properties = (Map<String, Object>) schema.get("properties");
+        assertThat(McpEarlyAnswer.SEARCH_MEMBERS).as("every member of the schema, and no other")
+                .containsExactlyElementsOf(properties.keySet());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> retrieval = (Map<String, Object>) properties.get("retrieval");
+        assertThat(McpEarlyAnswer.RETRIEVALS).isEqualTo(retrieval.get("enum"));
+    }
+
+    /**
+     * Initialize, initialized, two searches, a line that is not JSON, a call the schema refuses
+     * and tools/list in one write, with a server answering searches: the sure searches are its,
+     * written byte for byte as the SDK writes the same result; everything else is the session's,
+     * which reports the bad line by its number in stdin.
+     */
+    @Test
+    void searchesAfterAnEarlyInitializeAreTheServersAndWrittenAsTheSdkWritesThem() throws Exception {
+        String ok = SURE_SEARCHES.get(0);
+        String failing = SURE_SEARCHES.get(3);
+        String refused = LEFT_CALLS.get(3).replace("\"id\":2", "\"id\":7");
+        String input = String.join("\n", ANSWERED.get(2), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                ok, failing, "{oops", refused, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}") + "\n";
+        List<String> forwarded = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.function.Function<String, java.util.Optional<McpEarlyAnswer.Served>> server = arguments -> {
+            forwarded.add(arguments);
+            return java.util.Optional.of(served(arguments));
+        };
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<String> early = forwardingSession(input, server, log);
+        assertThat(forwarded).as("the two sure searches, and nothing else").hasSize(2);
+        assertThat(early).as("stderr: %s", log).hasSize(6);
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("stdin line 5: error -32700").doesNotContain("BUG");
+
+        // The same input to a session that forwards nothing: its tools get the server's answers
+        // through McpTools, as funes mcp's own tools do, and write them with the SDK.
+        ByteArrayOutputStream sdkLog = new ByteArrayOutputStream();
+        List<String> sdk = forwardingSession(input, null, sdkLog);
+        assertThat(sdk).as("stderr: %s", sdkLog).hasSize(6);
+        assertThat(sorted(early)).isEqualTo(sorted(sdk));
+        JsonNode answer = HitJson.MAPPER.readTree(byId(early, 2));
+        assertThat(answer.path("result").path("structuredContent").path("hits").get(0).path("score").asDouble())
+                .isEqualTo(0.30000000000000004);
+        assertThat(HitJson.MAPPER.readTree(byId(early, 4)).path("result").path("isError").asBoolean()).isTrue();
+        assertThat(byId(early, 2)).isEqualTo(byId(sdk, 2));
+        assertThat(byId(early, 4)).isEqualTo(byId(sdk, 4));
+        assertThat(HitJson.MAPPER.readTree(byId(early, 7)).path("result").path("content").get(0).path("text").asText())
+                .as("the SDK's check").contains("validation failed");
+    }
+
+    /** A server that does not answer (gone, another build) leaves the search to the session. */
+    @Test
+    void aSearchNoServerAnswersIsTheSessions() throws Exception {
+        String input = ANSWERED.get(2) + "\n" + SURE_SEARCHES.get(0) + "\n";
+        List<String> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<String> out = forwardingSession(input, arguments -> {
+            asked.add(arguments);
+            return java.util.Optional.empty();
+        }, log);
+        assertThat(asked).hasSize(1);
+        assertThat(out).as("stderr: %s", log).hasSize(2);
+        assertThat(byId(out, 2)).isEqualTo(byId(forwardingSession(input, null, new ByteArrayOutputStream()), 2));
+    }
+
+    /** What the test's server answers: the result above, or the tool's error for a blank query. */
+    private static McpEarlyAnswer.Served served(String arguments) {
+        return arguments.contains("\"query\":\" \"") ? new McpEarlyAnswer.Served("search_memory: 'query' is required", true)
+                : new McpEarlyAnswer.Served(RESULT, false);
+    }
+
+    private static String byId(List<String> lines, int id) throws Exception {
+        for (String line : lines) {
+            if (HitJson.MAPPER.readTree(line).path("id").asInt() == id) {
+                return line;
+            }
+        }
+        throw new AssertionError("no answer to " + id + " in " + lines);
+    }
+
+    private static List<String> sorted(List<String> lines) {
+        List<String> copy = new ArrayList<>(lines);
+        java.util.Collections.sort(copy);
+        return copy;
+    }
+
+    /**
+     * A session whose initialize may be answered early and whose searches go to {@code server}
+     * while the SDK's session is not ready (here: never), or, with a null {@code server}, to the
+     * tools, which ask the same answers of a server as {@code funes mcp}'s do.
+     */
+    private static List<String> forwardingSession(String input,
+                                                  java.util.function.Function<String, java.util.Optional<McpEarlyAnswer.Served>> server,
+                                                  ByteArrayOutputStream log) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(log, true, StandardCharsets.UTF_8);
+        McpEarlyAnswer early = McpEarlyAnswer.start(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                out, err, FunesVersion.current());
+        early.forwardSearches(server, () -> false);
+        McpTools tools = new McpTools(() -> {
+            throw new AssertionError("the store is not asked: the server answers");
+        }, Clock.systemUTC(), "/work/here").untilOpen(() -> false, arguments -> {
+            McpEarlyAnswer.Served answer = served(McpTools.json(arguments));
+            return java.util.Optional.of(McpTools.searchResult(answer.text(), answer.error()));
+        });
+        McpStdioTransport transport = new McpStdioTransport(new JacksonMcpJsonMapper(new ObjectMapper()), early, out, err);
+        McpSyncServer sdkServer = McpCommand.start(tools, transport);
+        try {
+            transport.serve();
+        } finally {
+            sdkServer.closeGracefully();
+        }
+        return lines(out);
     }
 
     /** The SDK's server alone, on {@code request}: its stdout lines. */

@@ -271,6 +271,25 @@ class ServeTest {
                 client.initialize();
                 assertThat(client.call(McpTools.SEARCH_MEMORY, query)).isEqualTo(expected);
                 assertThat(client.call(McpTools.SEARCH_MEMORY, query)).isEqualTo(expected);
+                // Initialize and a search in one write, as a client may send them: main's reader
+                // answers both, the search by the server, before the SDK's session is made.
+                List<String> command = new ArrayList<>(FunesProcess.command(Main.class, "512m", "mcp", "--store", store.toString()));
+                command.add(command.indexOf("-cp"), "-Dfunes.debug=true");
+                try (FunesProcess pipelined = FunesProcess.startCommand(command, Map.of("FUNES_SERVE", "1"))) {
+                    pipelined.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                            + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+                            + "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search_memory\","
+                            + "\"arguments\":" + query + "}}");
+                    String line = pipelined.awaitOut(l -> l.contains("\"id\":2"), PATIENCE);
+                    assertThat(line).as(pipelined.describe("the search's answer")).isNotNull();
+                    com.fasterxml.jackson.databind.JsonNode result = HitJson.MAPPER.readTree(line).path("result");
+                    assertThat(HitJson.MAPPER.readTree(result.path("content").get(0).path("text").asText())).isEqualTo(expected);
+                    assertThat(result.path("structuredContent")).isEqualTo(expected);
+                    assertThat(pipelined.awaitErr(l -> l.contains("search_memory answered by funes serve at start"), PATIENCE))
+                            .as(pipelined.describe("answered from main's reader")).isNotNull();
+                    pipelined.closeStdin();
+                    assertThat(pipelined.waitFor(PATIENCE)).as(pipelined.describe("status")).isZero();
+                }
                 server.close(); // killed: its socket stays, and nobody answers there
                 assertThat(client.call(McpTools.SEARCH_MEMORY, query)).as("searched by the mcp process itself").isEqualTo(expected);
                 mcp.closeStdin();
