@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Every {@code funes} command as a whole, cold process: the wall time from starting the process
- * to its exit (for {@code mcp}: to the answer of {@code initialize}, and of its first search),
+ * to its exit (for {@code mcp}: to the answer of {@code initialize} and of a first search, and in
+ * a second process to the answers of {@code tools/list} and of a search sent after it),
  * {@code RUNS} times each, alternating commands and variants within every round so that a busy
  * moment of a shared machine hits all of them alike. {@code java -version} and
  * {@code funes --help} are timed in the same rounds as floors.
@@ -50,6 +51,12 @@ import java.util.concurrent.TimeUnit;
 public final class ColdStart {
 
     private static final String MCP = "mcp";
+    /** A search sent as soon as {@code initialize} is answered. */
+    private static final String MCP_SEARCH = "mcp: first search answered";
+    /** {@code tools/list} sent as soon as {@code initialize} is answered, as clients that show tools do. */
+    private static final String MCP_LIST = "mcp: tools/list answered";
+    /** A search sent once {@code tools/list} is answered. */
+    private static final String MCP_SEARCH_AFTER_LIST = "mcp: search after tools/list answered";
 
     private ColdStart() {
     }
@@ -158,9 +165,12 @@ public final class ColdStart {
                 for (Variant v : variants) {
                     List<String> variantArgs = withStore(c.getValue(), store, storeOf.getOrDefault(v.label(), store));
                     if (c.getValue().get(0).equals(MCP)) {
-                        double[] mcp = mcp(command(v, variantArgs), v, query);
+                        double[] mcp = mcp(command(v, variantArgs), v, query, false);
                         times.computeIfAbsent(key(c.getKey(), v), k -> new ArrayList<>()).add(mcp[0]);
-                        times.computeIfAbsent(key("mcp: first search answered", v), k -> new ArrayList<>()).add(mcp[1]);
+                        times.computeIfAbsent(key(MCP_SEARCH, v), k -> new ArrayList<>()).add(mcp[2]);
+                        double[] listing = mcp(command(v, variantArgs), v, query, true);
+                        times.computeIfAbsent(key(MCP_LIST, v), k -> new ArrayList<>()).add(listing[1]);
+                        times.computeIfAbsent(key(MCP_SEARCH_AFTER_LIST, v), k -> new ArrayList<>()).add(listing[2]);
                         continue;
                     }
                     Outcome o = run(command(v, variantArgs), v, null);
@@ -216,7 +226,7 @@ public final class ColdStart {
         List<String> rows = new ArrayList<>();
         commands.forEach(rows::add);
         if (rows.contains("mcp: initialize answered")) {
-            rows.add(rows.indexOf("mcp: initialize answered") + 1, "mcp: first search answered");
+            rows.addAll(rows.indexOf("mcp: initialize answered") + 1, List.of(MCP_SEARCH, MCP_LIST, MCP_SEARCH_AFTER_LIST));
         }
         for (String c : rows) {
             sb.append("| `").append(c).append("` |");
@@ -311,11 +321,12 @@ public final class ColdStart {
     }
 
     /**
-     * {@code funes mcp}: milliseconds from the start to the answer of {@code initialize}, and to
-     * the answer of a first {@code search_memory} sent right after it; then stdin is closed and
-     * the server's exit awaited (not timed).
+     * {@code funes mcp}: milliseconds from the start to the answer of {@code initialize}, of
+     * {@code tools/list} (sent after it when {@code listFirst}; else NaN), and of a
+     * {@code search_memory} sent after the last of them; then stdin is closed and the server's
+     * exit awaited (not timed).
      */
-    static double[] mcp(List<String> command, Variant v, String query) throws IOException, InterruptedException {
+    static double[] mcp(List<String> command, Variant v, String query, boolean listFirst) throws IOException, InterruptedException {
         ProcessBuilder pb = environment(new ProcessBuilder(command), v).redirectError(ProcessBuilder.Redirect.DISCARD);
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -326,6 +337,15 @@ public final class ColdStart {
             await(out, "\"id\":1", command);
             double initialized = (System.nanoTime() - t0) / 1e6;
             send(in, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+            double listed = Double.NaN;
+            if (listFirst) {
+                send(in, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+                String tools = await(out, "\"id\":3", command);
+                listed = (System.nanoTime() - t0) / 1e6;
+                if (!tools.contains("search_memory")) {
+                    throw new IllegalStateException("mcp tools/list failed: " + tools);
+                }
+            }
             send(in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search_memory\","
                     + "\"arguments\":{\"query\":\"" + query.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}}}");
             String answer = await(out, "\"id\":2", command);
@@ -337,7 +357,7 @@ public final class ColdStart {
             if (!p.waitFor(1, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("funes mcp did not end a minute after stdin closed");
             }
-            return new double[] {initialized, searched};
+            return new double[] {initialized, listed, searched};
         } finally {
             p.destroyForcibly();
         }

@@ -82,6 +82,8 @@ final class McpEarlyAnswer {
     private final Pipe pipe = new Pipe();
     /** What every writer of stdout holds while it writes a line: this class and the transport. */
     private final Object writing = new Object();
+    /** Answers written here to requests the SDK's session also gets, by id, until the transport drops the session's. */
+    private final java.util.concurrent.ConcurrentHashMap<Object, Answered> sent = new java.util.concurrent.ConcurrentHashMap<>();
     // Written by the reading thread before done is counted down, read after.
     private Answered answered;
     /** Counted down when {@link #forwardSearches} or {@link #input()} settled whether searches are forwarded. */
@@ -92,8 +94,8 @@ final class McpEarlyAnswer {
     private volatile boolean claimed;
     private volatile boolean decidedOff;
 
-    /** The answer written for a request: its id and its bytes, without the newline. */
-    record Answered(Object id, byte[] bytes) {
+    /** The answer written for a request: its id, its method and its bytes, without the newline. */
+    record Answered(Object id, String method, byte[] bytes) {
     }
 
     /** A {@code search_memory} result as the tools make it: its text, and whether it is an error. */
@@ -207,9 +209,18 @@ final class McpEarlyAnswer {
         return writing;
     }
 
-    /** The answer written, or {@code null} when the first line was left to the SDK; after {@link #input()}. */
+    /** The answer to {@code initialize} written, or {@code null} when the first line was left to the SDK; after {@link #input()}. */
     Answered answered() {
         return answered;
+    }
+
+    /**
+     * The answer written here to the request {@code id} that the SDK's session also handles
+     * ({@code initialize}, {@code tools/list}), once: its own answer to that request is then not
+     * sent. {@code null} when none was.
+     */
+    Answered takeAnswer(Object id) {
+        return id == null ? null : sent.remove(id);
     }
 
     /**
@@ -237,6 +248,7 @@ final class McpEarlyAnswer {
                 int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
                 Answered answer = answer(buffer, end, serverVersion);
                 if (answer != null) {
+                    sent.put(answer.id(), answer);
                     writeLine(answer.bytes());
                     answered = answer;
                     if (Boolean.getBoolean("funes.debug")) {
@@ -278,7 +290,7 @@ final class McpEarlyAnswer {
     private int forwardWhileStarting(byte[] buffer, int length) throws IOException {
         int scanned = 0;
         try {
-            while (!decidedOff && !(claimed && (sessionReady == null || sessionReady.getAsBoolean()))) {
+            while (!(claimed && (sessionReady == null || sessionReady.getAsBoolean()))) {
                 int newline = indexOf(buffer, scanned, length);
                 if (newline < 0) {
                     scanned = length;
@@ -299,6 +311,7 @@ final class McpEarlyAnswer {
                 if (forwarded(buffer, end)) {
                     pipe.write(NEWLINE, 0, 1);
                 } else {
+                    listTools(buffer, end);
                     pipe.write(buffer, 0, newline + 1);
                 }
                 System.arraycopy(buffer, newline + 1, buffer, 0, length - newline - 1);
@@ -313,7 +326,7 @@ final class McpEarlyAnswer {
 
     /** Whether the line was a sure search call that the forwarder answered, and its answer is written. */
     private boolean forwarded(byte[] line, int length) throws IOException {
-        SearchCall call = searchCall(line, length);
+        SearchCall call = decidedOff ? null : searchCall(line, length);
         if (call == null) {
             return false;
         }
@@ -342,6 +355,25 @@ final class McpEarlyAnswer {
             log.println("funes mcp: search_memory answered by funes serve at start");
         }
         return true;
+    }
+
+    /**
+     * Answers the line when it is a plain {@code tools/list} request whose id no answer written
+     * here holds yet; the line still goes to the session, whose answer the transport compares
+     * with this one and drops.
+     */
+    private void listTools(byte[] line, int length) throws IOException {
+        Object id = toolsListId(line, length);
+        if (id == null) {
+            return;
+        }
+        Answered answer = new Answered(id, "tools/list", toolsList(id));
+        if (sent.putIfAbsent(id, answer) == null) {
+            writeLine(answer.bytes());
+            if (Boolean.getBoolean("funes.debug")) {
+                log.println("funes mcp: tools/list answered at start");
+            }
+        }
     }
 
     private void writeLine(byte[] bytes) throws IOException {
@@ -394,7 +426,7 @@ final class McpEarlyAnswer {
                     || !jsonrpc || !initialize || id == null || version == null) {
                 return null;
             }
-            return new Answered(id, reply(id, negotiate(version), serverVersion));
+            return new Answered(id, "initialize", reply(id, negotiate(version), serverVersion));
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -554,6 +586,90 @@ final class McpEarlyAnswer {
             g.writeEndObject();
         }
         return bytes.toByteArray();
+    }
+
+    /** The id of a {@code tools/list} request without parameters (or with none given: null, {}), else {@code null}. */
+    static Object toolsListId(byte[] line, int length) {
+        try (JsonParser p = PARSING.createParser(line, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            Object id = null;
+            boolean jsonrpc = false;
+            boolean list = false;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                boolean sure = switch (name) {
+                    case "jsonrpc" -> jsonrpc = value == JsonToken.VALUE_STRING && p.getText().equals("2.0");
+                    case "method" -> list = value == JsonToken.VALUE_STRING && p.getText().equals("tools/list");
+                    case "id" -> (id = id(p, value)) != null;
+                    case "params" -> value == JsonToken.VALUE_NULL
+                            || value == JsonToken.START_OBJECT && p.nextToken() == JsonToken.END_OBJECT;
+                    default -> false;
+                };
+                if (!sure) {
+                    return null;
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || !jsonrpc || !list) {
+                return null;
+            }
+            return id;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The SDK server's answer to {@code tools/list}: {@link McpToolDefinitions#ALL}, written as its Jackson writes them. */
+    static byte[] toolsList(Object id) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(8192);
+        try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("jsonrpc", "2.0");
+            writeId(g, id);
+            g.writeObjectFieldStart("result");
+            g.writeArrayFieldStart("tools");
+            for (McpToolDefinitions.Definition tool : McpToolDefinitions.ALL) {
+                g.writeStartObject();
+                g.writeStringField("name", tool.name());
+                g.writeStringField("title", tool.title());
+                g.writeStringField("description", tool.description());
+                g.writeFieldName("inputSchema");
+                writeValue(g, tool.inputSchema());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        return bytes.toByteArray();
+    }
+
+    /** A schema's value: maps in their own order, lists, strings, integers, booleans. */
+    private static void writeValue(JsonGenerator g, Object value) throws IOException {
+        if (value instanceof java.util.Map<?, ?> map) {
+            g.writeStartObject();
+            for (java.util.Map.Entry<?, ?> e : map.entrySet()) {
+                g.writeFieldName((String) e.getKey());
+                writeValue(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else if (value instanceof List<?> list) {
+            g.writeStartArray();
+            for (Object item : list) {
+                writeValue(g, item);
+            }
+            g.writeEndArray();
+        } else if (value instanceof String text) {
+            g.writeString(text);
+        } else if (value instanceof Integer number) {
+            g.writeNumber(number);
+        } else if (value instanceof Boolean flag) {
+            g.writeBoolean(flag);
+        } else {
+            throw new IOException("a tool schema value of an unexpected type: " + value);
+        }
     }
 
     /** A {@code search_memory} call: its id, and its arguments as JSON text. */

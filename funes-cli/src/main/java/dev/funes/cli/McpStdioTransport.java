@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 
 /**
@@ -42,8 +41,6 @@ final class McpStdioTransport implements McpServerTransportProvider {
     private final McpJsonMapper json;
     private final InputStream in;
     private final McpEarlyAnswer early;
-    /** The answer {@link McpEarlyAnswer} sent, until the session's own answer to that request is dropped. */
-    private final AtomicReference<McpEarlyAnswer.Answered> answeredEarly = new AtomicReference<>();
     private final OutputStream out;
     private final PrintStream log;
     /** Held while a line is written: {@link McpEarlyAnswer} writes to the same stdout. */
@@ -120,7 +117,6 @@ final class McpStdioTransport implements McpServerTransportProvider {
         InputStream source = in;
         if (early != null) {
             source = early.input();
-            answeredEarly.set(early.answered());
         }
         McpLineReader lines = new McpLineReader(source, McpFrame.MAX_BYTES);
         try {
@@ -243,22 +239,22 @@ final class McpStdioTransport implements McpServerTransportProvider {
     }
 
     /**
-     * Whether {@code response} answers the request {@link McpEarlyAnswer} answered: then it is not
+     * Whether {@code response} answers a request {@link McpEarlyAnswer} answered: then it is not
      * sent again, and if it differs from what was sent, stderr says so loudly (a bug of
      * {@link McpEarlyAnswer}: the client got an answer the SDK would not have given).
      */
     private boolean answeredAlready(McpSchema.JSONRPCResponse response) throws IOException {
-        McpEarlyAnswer.Answered sent = answeredEarly.get();
-        if (sent == null || !sent.id().equals(response.id()) || !answeredEarly.compareAndSet(sent, null)) {
+        McpEarlyAnswer.Answered sent = early == null ? null : early.takeAnswer(response.id());
+        if (sent == null) {
             return false;
         }
         byte[] own = json.writeValueAsBytes(response);
         if (!Arrays.equals(own, sent.bytes())) {
-            log.println("funes mcp: BUG: the initialize answer sent at start differs from the MCP SDK's;"
+            log.println("funes mcp: BUG: the " + sent.method() + " answer sent at start differs from the MCP SDK's;"
                     + " please report it. Sent: " + new String(sent.bytes(), java.nio.charset.StandardCharsets.UTF_8)
                     + " The SDK's: " + new String(own, java.nio.charset.StandardCharsets.UTF_8));
         } else if (Boolean.getBoolean("funes.debug")) {
-            log.println("funes mcp: the session's answer to initialize is the one sent at start");
+            log.println("funes mcp: the session's answer to " + sent.method() + " is the one sent at start");
         }
         return true;
     }

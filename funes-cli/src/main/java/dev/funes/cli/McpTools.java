@@ -156,114 +156,17 @@ final class McpTools {
     // ---------------------------------------------------------------- schemas
 
     static List<McpSchema.Tool> definitions() {
-        return List.of(searchMemoryTool(), rememberTool(), recentSessionsTool(), whyTool());
-    }
-
-    private static McpSchema.Tool searchMemoryTool() {
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("query", string("query", "What to look for, in natural language or keywords."));
-        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_SEARCH_LIMIT,
-                "description", "Number of hits (default " + DEFAULT_SEARCH_LIMIT + ")."));
-        properties.put("agent", string("agent", "Only memories of this agent, e.g. claude-code, codex."));
-        properties.put("project", string("project", "Only memories of this project (its working directory)."));
-        properties.put("session", string("session", "Only memories of this session id."));
-        properties.put("kind", string("kind", "Only memories of these kinds, comma-separated: "
-                + labels(MemoryKind.values()) + "."));
-        properties.put("after", string("after", "Only memories at or after this ISO date or instant."));
-        properties.put("before", string("before", "Only memories before this ISO date or instant."));
-        properties.put("file", string("file", "Only memories that name this file: a path suffix such as"
-                + " src/store/Schema.java, or a file name such as Schema.java."));
-        properties.put("retrieval", Map.of("type", "string", "maxLength", MAX_NAME_CHARS, "enum", List.of("hybrid", "dense", "lexical"),
-                "description", "hybrid (default): meaning and words; dense: meaning only; lexical: words and"
-                        + " identifiers only."));
-        return McpSchema.Tool.builder()
-                .name(SEARCH_MEMORY)
-                .title("Search memory")
-                .description("Search what was said and decided in earlier coding-agent sessions (hybrid "
-                        + "semantic + keyword search), best first. Each hit cites its source: the log file "
-                        + "and the 1-based inclusive line range it was read from. When the server has a team "
-                        + "collection, it is searched too: each hit then says where it came from (from: local, "
-                        + "team or both; origin and owner of a team hit), and a team that cannot be searched "
-                        + "gives a warning and the local hits.")
-                .inputSchema(objectSchema(properties, List.of("query")))
-                .build();
-    }
-
-    private static McpSchema.Tool rememberTool() {
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("kind", Map.of("type", "string", "maxLength", MAX_NAME_CHARS, "enum", List.of("note", "decision", "convention"),
-                "description", "decision: a choice and its reason; convention: a rule to follow; note: anything else."));
-        properties.put("text", string("text", "What to remember, self-contained (say why, not only what)."));
-        properties.put("project", string("project", "The project it is about (default: the server's working directory)."));
-        return McpSchema.Tool.builder()
-                .name(REMEMBER)
-                .title("Remember")
-                .description("Store an explicit note, decision or convention so later sessions find it with "
-                        + SEARCH_MEMORY + ". Remembering the same text twice stores it once.")
-                .inputSchema(objectSchema(properties, List.of("kind", "text")))
-                .build();
-    }
-
-    private static McpSchema.Tool recentSessionsTool() {
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_SESSIONS_LIMIT,
-                "description", "Number of sessions (default " + DEFAULT_SESSIONS_LIMIT + ")."));
-        return McpSchema.Tool.builder()
-                .name(RECENT_SESSIONS)
-                .title("Recent sessions")
-                .description("The most recent indexed agent sessions, latest first: agent, session id, "
-                        + "project, first and last time, number of memories.")
-                .inputSchema(objectSchema(properties, List.of()))
-                .build();
-    }
-
-    private static McpSchema.Tool whyTool() {
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("target", string("target", "A commit sha (7 to 40 hex characters), a file path (relative to"
-                + " the repository or absolute, optionally path:line), or a question in words."));
-        properties.put("limit", Map.of("type", "integer", "minimum", 1, "maximum", MAX_WHY_LIMIT,
-                "description", "Number of hits (default " + DEFAULT_WHY_LIMIT + ")."));
-        return McpSchema.Tool.builder()
-                .name(WHY)
-                .title("Why")
-                .description("Why is this code the way it is? The decisions, exchanges and sessions behind a "
-                        + "commit, a file (or one line of it) or a topic, strongest evidence first, then newest. "
-                        + "Each hit says how it was linked (evidence, confidence), the commit it came through, "
-                        + "whether the file changed substantially since (stale), and its log source lines.")
-                .inputSchema(objectSchema(properties, List.of("target")))
-                .build();
-    }
-
-    /** A string property whose schema states the length a call accepts. */
-    private static Map<String, Object> string(String name, String description) {
-        return Map.of("type", "string", "maxLength", maxChars(name), "description", description);
+        List<McpSchema.Tool> tools = new ArrayList<>();
+        for (McpToolDefinitions.Definition d : McpToolDefinitions.ALL) {
+            tools.add(McpSchema.Tool.builder().name(d.name()).title(d.title()).description(d.description())
+                    .inputSchema(d.inputSchema()).build());
+        }
+        return tools;
     }
 
     /** How many characters a string argument may have. */
     static int maxChars(String name) {
-        return switch (name) {
-            case "text" -> MAX_TEXT_CHARS;
-            case "query" -> MAX_QUERY_CHARS;
-            case "project", "file", "target" -> MAX_PATH_CHARS;
-            default -> MAX_NAME_CHARS;
-        };
-    }
-
-    private static Map<String, Object> objectSchema(Map<String, Object> properties, List<String> required) {
-        Map<String, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "object");
-        schema.put("properties", properties);
-        schema.put("required", required);
-        schema.put("additionalProperties", false);
-        return schema;
-    }
-
-    private static String labels(MemoryKind[] kinds) {
-        List<String> labels = new ArrayList<>();
-        for (MemoryKind kind : kinds) {
-            labels.add(kind.label());
-        }
-        return String.join(", ", labels);
+        return McpToolDefinitions.maxChars(name);
     }
 
     // ---------------------------------------------------------------- calls

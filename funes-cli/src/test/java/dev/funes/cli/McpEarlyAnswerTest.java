@@ -187,6 +187,49 @@ class McpEarlyAnswerTest {
                 .contains("0.0.0-another-build").contains(FunesVersion.current());
     }
 
+    /**
+     * A {@code tools/list} after an early {@code initialize} is answered by the early reader alone
+     * (no transport reads stdin here), with the bytes the SDK's server writes for it.
+     */
+    @Test
+    void toolsListIsAnsweredAtStartAsTheSdkAnswersIt() throws Exception {
+        for (String id : List.of("9", "\"list-\u00e9\"", "-9223372036854775808")) {
+            String list = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}";
+            String input = ANSWERED.get(2) + "\n" + list + "\n";
+            java.util.concurrent.CountDownLatch twoLines = new java.util.concurrent.CountDownLatch(2);
+            ByteArrayOutputStream out = new ByteArrayOutputStream() {
+                @Override
+                public synchronized void write(int b) {
+                    super.write(b);
+                    if (b == '\n') {
+                        twoLines.countDown();
+                    }
+                }
+            };
+            McpEarlyAnswer early = McpEarlyAnswer.start(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                    out, new PrintStream(OutputStream.nullOutputStream()), FunesVersion.current());
+            early.forwardSearches(null, () -> false);
+            assertThat(twoLines.await(1, java.util.concurrent.TimeUnit.MINUTES)).as("two answers: %s", out).isTrue();
+            List<String> lines = lines(out);
+            assertThat(lines).hasSize(2);
+            List<String> sdk = sdkSession(ANSWERED.get(2) + "\n" + list);
+            assertThat(sdk).hasSize(2);
+            assertThat(lines.get(1)).as("tools/list of id %s", id).isEqualTo(sdk.get(1));
+        }
+        for (String left : List.of(
+                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":{\"cursor\":\"c\"}}",
+                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":[]}",
+                "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/list\"}",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"extra\":1}",
+                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"prompts/list\"}")) {
+            byte[] line = left.getBytes(StandardCharsets.UTF_8);
+            assertThat(McpEarlyAnswer.toolsListId(line, line.length)).as(left).isNull();
+        }
+        byte[] plain = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":{}}".getBytes(StandardCharsets.UTF_8);
+        assertThat(McpEarlyAnswer.toolsListId(plain, plain.length)).isEqualTo(9L);
+    }
+
     /** Search calls whose arguments surely pass the SDK's check: forwarded while the session starts. */
     static final List<String> SURE_SEARCHES = List.of(
             call("2", "{\"name\":\"search_memory\",\"arguments\":{\"query\":\"two-pass parser\"}}"),
@@ -294,6 +337,7 @@ class McpEarlyAnswerTest {
         assertThat(HitJson.MAPPER.readTree(byId(early, 4)).path("result").path("isError").asBoolean()).isTrue();
         assertThat(byId(early, 2)).isEqualTo(byId(sdk, 2));
         assertThat(byId(early, 4)).isEqualTo(byId(sdk, 4));
+        assertThat(byId(early, 9)).isEqualTo(new String(McpEarlyAnswer.toolsList(9L), StandardCharsets.UTF_8));
         assertThat(HitJson.MAPPER.readTree(byId(early, 7)).path("result").path("content").get(0).path("text").asText())
                 .as("the SDK's check").contains("validation failed");
     }
