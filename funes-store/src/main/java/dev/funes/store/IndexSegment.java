@@ -110,6 +110,11 @@ final class IndexSegment {
     private final long[] sortedIds;
     /** {@code null} when the ids are ascending (the ordinal of sorted position i is i): the usual case. */
     private final int[] sortedOrdinals;
+    /**
+     * Whether the ids are one unbroken range (a segment written in one go, before deletes): the
+     * position of an id among the sorted ones is then its distance from the first, no bisection.
+     */
+    private final boolean contiguous;
     private final long fileLength;
     private final int bodyCrc;
     private final AtomicInteger refs = new AtomicInteger(1);
@@ -132,6 +137,17 @@ final class IndexSegment {
         this.bodyCrc = bodyCrc;
         this.sortedIds = sortedIds;
         this.sortedOrdinals = sortedIds == ids ? null : ordinals(ids, sortedIds);
+        int n = sortedIds.length;
+        this.contiguous = n > 0 && sortedIds[n - 1] - sortedIds[0] == n - 1;
+    }
+
+    /** The position of {@code id} among {@link #sortedIds}, or a negative number when it is not there. */
+    private int positionOf(long id) {
+        if (contiguous) {
+            long at = id - sortedIds[0];
+            return at >= 0 && at < sortedIds.length ? (int) at : -1;
+        }
+        return Arrays.binarySearch(sortedIds, id);
     }
 
     /** The ordinal of each of {@code sortedIds} (the distinct {@code ids}, sorted), without boxing. */
@@ -186,7 +202,7 @@ final class IndexSegment {
     }
 
     boolean contains(long id) {
-        return Arrays.binarySearch(sortedIds, id) >= 0;
+        return positionOf(id) >= 0;
     }
 
     /** Takes a reference for a search; false when the segment is already closed. */
@@ -306,22 +322,22 @@ final class IndexSegment {
                 : codes.precomputedScoreFunctionFor(query, SIMILARITY);
         // Score (never negative: (1 + d) / 2) in the high half, ordinal in the low: ordered by score.
         TopKeys best = new TopKeys(beam);
-        if ((long) wanted.size() * ORDINAL_WALK_RATIO >= ids.length) {
-            for (int ordinal = 0; ordinal < ids.length; ordinal++) {
-                long id = ids[ordinal];
-                if (wanted.contains(id) && accept.test(id)) {
-                    float score = Math.max(0f, approximate.similarityTo(ordinal));
-                    best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
-                }
+        int pool = Math.max(beam * signPoolRatio, signPoolMin);
+        ScalarScores.Signs signs = plain && signScan && wanted.size() > pool ? scalar.signs() : null;
+        if (signs != null) {
+            // Many to score: the sign codes' estimate keeps a pool, whose PQ scores pick the beam.
+            long[] q = signs.query(queryArray);
+            TopKeys first = new TopKeys(pool);
+            forEachWanted(wanted, accept, ordinal -> first.offer((long) signs.estimate(q, ordinal) << 32 | ordinal));
+            for (long key : first.keys()) {
+                int ordinal = (int) key;
+                float score = Math.max(0f, approximate.similarityTo(ordinal));
+                best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
             }
         } else {
-            wanted.forEach(id -> {
-                int at = Arrays.binarySearch(sortedIds, id);
-                if (at >= 0 && accept.test(id)) {
-                    int ordinal = ordinalAt(at);
-                    float score = Math.max(0f, approximate.similarityTo(ordinal));
-                    best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
-                }
+            forEachWanted(wanted, accept, ordinal -> {
+                float score = Math.max(0f, approximate.similarityTo(ordinal));
+                best.offer((long) Float.floatToIntBits(score) << 32 | ordinal);
             });
         }
         try (var view = graph.getView()) {
@@ -342,6 +358,38 @@ final class IndexSegment {
      * per this many vectors of the segment.
      */
     static final int ORDINAL_WALK_RATIO = 16;
+
+    /**
+     * Whether a scan of more vectors than its pool ranks them by their sign codes
+     * first ({@link ScalarScores#signs()}; the system property {@code funes.signScan=false} turns
+     * it off, to compare).
+     */
+    static volatile boolean signScan = !"false".equals(System.getProperty("funes.signScan"));
+
+    /** The pool a sign-code scan keeps for PQ scoring: this many times the beam, and at least {@link #signPoolMin}. */
+    static volatile int signPoolRatio = 8;
+
+    /** The smallest pool a sign-code scan keeps; a scan of fewer vectors scores them all on their PQ codes. */
+    static volatile int signPoolMin = 1000;
+
+    /** Calls {@code action} with the ordinal of each of {@code wanted} this segment holds and {@code accept} admits. */
+    private void forEachWanted(VectorIdSet wanted, LongPredicate accept, java.util.function.IntConsumer action) {
+        if (!contiguous && (long) wanted.size() * ORDINAL_WALK_RATIO >= ids.length) {
+            for (int ordinal = 0; ordinal < ids.length; ordinal++) {
+                long id = ids[ordinal];
+                if (wanted.contains(id) && accept.test(id)) {
+                    action.accept(ordinal);
+                }
+            }
+        } else {
+            wanted.forEach(id -> {
+                int at = positionOf(id);
+                if (at >= 0 && accept.test(id)) {
+                    action.accept(ordinalAt(at));
+                }
+            });
+        }
+    }
 
     /** The {@code n} largest of the longs offered, kept in a min-heap: no sort of every score. */
     static final class TopKeys {
@@ -394,7 +442,7 @@ final class IndexSegment {
     void exact(float[] query, VectorIdSet wanted, LongPredicate accept, SegmentedIndex.HitSink sink) {
         try (var view = graph.getView()) {
             wanted.forEach(id -> {
-                int at = Arrays.binarySearch(sortedIds, id);
+                int at = positionOf(id);
                 if (at >= 0 && accept.test(id)) {
                     sink.offer(id, dot(query, view.getVector(ordinalAt(at))));
                 }

@@ -37,7 +37,13 @@ final class ScalarScores {
     /** Per subspace: its {@value #CLUSTERS} centroids, each {@code sizes[m]} floats, one after the other. */
     private final float[][] centroids;
 
-    private ScalarScores(byte[] codes, int base, int subspaces, int[] sizes, int[] offsets, float[][] centroids) {
+    /** Vectors in the segment. */
+    private final int count;
+    /** The sign codes ({@link #signs()}), made at their first use. */
+    private volatile Signs signs;
+
+    private ScalarScores(byte[] codes, int base, int count, int subspaces, int[] sizes, int[] offsets, float[][] centroids) {
+        this.count = count;
         this.codes = codes;
         this.base = base;
         this.subspaces = subspaces;
@@ -89,7 +95,7 @@ final class ScalarScores {
         if (offset != pq.getOriginalDimension()) {
             return null;
         }
-        return new ScalarScores(array, first.offset(), m, sizes, offsets, centroids);
+        return new ScalarScores(array, first.offset(), count, m, sizes, offsets, centroids);
     }
 
     /**
@@ -185,5 +191,127 @@ final class ScalarScores {
             s0 += a[i] * b[i];
         }
         return (s0 + s1) + (s2 + s3);
+    }
+
+    /**
+     * One bit per dimension of every vector, the sign of its PQ reconstruction, made from the
+     * codes at the first call (one pass over them) and kept: what {@link Signs#estimate} ranks
+     * by, much cheaper than the codes' table lookups. Null when a subspace is wider than 32
+     * dimensions.
+     */
+    /** Whether {@link #signs()} has made the sign codes. For tests. */
+    boolean signsMade() {
+        return signs != null;
+    }
+
+    Signs signs() {
+        Signs made = signs;
+        if (made == null) {
+            synchronized (this) {
+                made = signs;
+                if (made == null) {
+                    made = Signs.of(this);
+                    signs = made;
+                }
+            }
+        }
+        return made;
+    }
+
+    /**
+     * The sign bits of a segment's vectors, and the estimate a scan of many of them ranks by
+     * first: for a query {@code q} and a vector {@code v}, the sum of {@code |q_i|} over the
+     * dimensions where {@code q_i} and {@code v_i} have the same sign, with {@code |q_i|} rounded
+     * to 4 bits of its largest value. A vector close to the query agrees with it in sign where
+     * the query is large; the estimate is a cheap first cut, never the score a hit is given.
+     */
+    static final class Signs {
+        private final long[] bits;
+        private final int words;
+        private final int dimension;
+
+        private Signs(long[] bits, int words, int dimension) {
+            this.bits = bits;
+            this.words = words;
+            this.dimension = dimension;
+        }
+
+        static Signs of(ScalarScores scores) {
+            int subspaces = scores.subspaces;
+            int dimension = scores.offsets[subspaces - 1] + scores.sizes[subspaces - 1];
+            int words = (dimension + 63) >>> 6;
+            int[] masks = new int[subspaces * CLUSTERS];
+            for (int s = 0; s < subspaces; s++) {
+                int size = scores.sizes[s];
+                if (size > 32) {
+                    return null;
+                }
+                float[] book = scores.centroids[s];
+                for (int c = 0; c < CLUSTERS; c++) {
+                    int mask = 0;
+                    for (int i = 0; i < size; i++) {
+                        if (book[c * size + i] >= 0) {
+                            mask |= 1 << i;
+                        }
+                    }
+                    masks[s * CLUSTERS + c] = mask;
+                }
+            }
+            long[] bits = new long[scores.count * words];
+            byte[] codes = scores.codes;
+            for (int v = 0; v < scores.count; v++) {
+                int at = scores.base + v * subspaces;
+                int row = v * words;
+                for (int s = 0; s < subspaces; s++) {
+                    long mask = masks[s * CLUSTERS + (codes[at + s] & 0xff)] & 0xffffffffL;
+                    int bit = scores.offsets[s];
+                    int word = row + (bit >>> 6);
+                    int shift = bit & 63;
+                    bits[word] |= mask << shift;
+                    if (shift + scores.sizes[s] > 64) {
+                        bits[word + 1] |= mask >>> (64 - shift);
+                    }
+                }
+            }
+            return new Signs(bits, words, dimension);
+        }
+
+        /** The query's signs and its four magnitude planes, word by word: what {@link #estimate} reads. */
+        long[] query(float[] query) {
+            float max = 0;
+            for (float x : query) {
+                max = Math.max(max, Math.abs(x));
+            }
+            long[] q = new long[5 * words];
+            for (int i = 0; i < dimension && i < query.length; i++) {
+                int word = i >>> 6;
+                long bit = 1L << (i & 63);
+                if (query[i] >= 0) {
+                    q[word] |= bit;
+                }
+                int magnitude = max == 0 ? 0 : Math.round(Math.abs(query[i]) / max * 15);
+                for (int b = 0; b < 4; b++) {
+                    if ((magnitude >>> b & 1) != 0) {
+                        q[(b + 1) * words + word] |= bit;
+                    }
+                }
+            }
+            return q;
+        }
+
+        /** The estimate for vector {@code ordinal}: higher is likelier closer; 0 to 15 times the dimension. */
+        int estimate(long[] query, int ordinal) {
+            int sum = 0;
+            int w = words;
+            int row = ordinal * w;
+            for (int i = 0; i < w; i++) {
+                long same = ~(query[i] ^ bits[row + i]);
+                sum += Long.bitCount(same & query[w + i])
+                        + (Long.bitCount(same & query[2 * w + i]) << 1)
+                        + (Long.bitCount(same & query[3 * w + i]) << 2)
+                        + (Long.bitCount(same & query[4 * w + i]) << 3);
+            }
+            return sum;
+        }
     }
 }

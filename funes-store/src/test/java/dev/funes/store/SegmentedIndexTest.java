@@ -494,6 +494,91 @@ class SegmentedIndexTest {
         }
     }
 
+    /**
+     * A scan of more allowed vectors than its pool ranks them by their sign codes first and PQ
+     * scores only the pool: the estimate is what its definition says of each vector's PQ
+     * reconstruction, and the hits are (nearly) those of the scan that PQ scores them all, exactly
+     * reranked, allowed and live.
+     */
+    @Test
+    void aScanOfMoreVectorsThanItsPoolRanksThemBySignCodesFirst(@TempDir Path dir) throws IOException {
+        Set<Long> live = new LinkedHashSet<>();
+        int ratio = IndexSegment.signPoolRatio;
+        int min = IndexSegment.signPoolMin;
+        boolean was = IndexSegment.signScan;
+        try (SegmentedIndex index = SegmentedIndex.open(dir, dimension, onePqSegment())) {
+            add(index, live, 1, CORPUS + 1);
+            index.seal();
+            index.delete(4);
+            live.remove(4L);
+            IndexSegment segment = index.currentSegments().get(0);
+            org.junit.jupiter.api.Assumptions.assumeTrue(segment.scalar() != null,
+                    "JVector scores with the Vector API on this JVM: no sign codes");
+            // A pool of twice the beam: far fewer than the 560 (or 187) vectors scanned.
+            IndexSegment.signPoolRatio = 2;
+            IndexSegment.signPoolMin = 0;
+            long[] all = java.util.stream.LongStream.rangeClosed(1, CORPUS).toArray();
+            long[] third = java.util.stream.LongStream.rangeClosed(1, CORPUS).filter(id -> id % 3 == 1).toArray();
+            for (long[] allowed : List.of(all, third)) {
+                VectorIdSet set = VectorIdSet.of(allowed, allowed.length);
+                Set<Long> allowedLive = new LinkedHashSet<>();
+                for (long id : allowed) {
+                    if (live.contains(id)) {
+                        allowedLive.add(id);
+                    }
+                }
+                double agree = 0;
+                double recall = 0;
+                for (float[] q : queries) {
+                    IndexSegment.signScan = false;
+                    List<Long> full = ids(index.scanAmong(q, K, set));
+                    IndexSegment.signScan = true;
+                    List<SegmentedIndex.Hit> hits = index.scanAmong(q, K, set);
+                    assertThat(hits).hasSize(K);
+                    for (SegmentedIndex.Hit h : hits) {
+                        assertThat(allowedLive).contains(h.id());
+                        assertThat(h.score()).isCloseTo(dot(q, vector(h.id())), org.assertj.core.data.Offset.offset(1e-4));
+                    }
+                    agree += (double) ids(hits).stream().filter(full::contains).count() / K;
+                    List<Long> truth = exact(q, K, allowedLive);
+                    recall += (double) ids(hits).stream().filter(truth::contains).count() / K;
+                }
+                assertThat(segment.scalar().signsMade()).as("the sign codes were used").isTrue();
+                assertThat(agree / queries.size()).as("hits the full PQ scan also finds, of %d allowed", allowed.length)
+                        .isGreaterThanOrEqualTo(0.9);
+                assertThat(recall / queries.size()).as("recall@%d of %d allowed", K, allowed.length)
+                        .isGreaterThanOrEqualTo(0.9);
+            }
+
+            // The estimate, from its definition: the query's magnitudes in 4 bits of its largest,
+            // summed where the query and the vector's PQ reconstruction agree in sign.
+            ScalarScores.Signs signs = segment.scalar().signs();
+            var pq = segment.codes().getCompressor();
+            var decoded = IndexSegment.VECTORS.createFloatVector(dimension);
+            for (float[] q : queries.subList(0, 5)) {
+                long[] prepared = signs.query(q);
+                float max = 0;
+                for (float x : q) {
+                    max = Math.max(max, Math.abs(x));
+                }
+                for (int ordinal = 0; ordinal < CORPUS; ordinal += 37) {
+                    pq.decode(segment.codes().get(ordinal), decoded);
+                    int expected = 0;
+                    for (int i = 0; i < dimension; i++) {
+                        if ((q[i] >= 0) == (decoded.get(i) >= 0)) {
+                            expected += Math.round(Math.abs(q[i]) / max * 15);
+                        }
+                    }
+                    assertThat(signs.estimate(prepared, ordinal)).as("ordinal %d", ordinal).isEqualTo(expected);
+                }
+            }
+        } finally {
+            IndexSegment.signPoolRatio = ratio;
+            IndexSegment.signPoolMin = min;
+            IndexSegment.signScan = was;
+        }
+    }
+
     @Test
     void searchersKeptBetweenSearchesGiveWhatAFreshOneGivesInAnyOrderAndFromManyThreads(@TempDir Path dir)
             throws Exception {
