@@ -222,10 +222,13 @@ final class ScalarScores {
      * The sign bits of a segment's vectors, and the estimate a scan of many of them ranks by
      * first: for a query {@code q} and a vector {@code v}, the sum of {@code |q_i|} over the
      * dimensions where {@code q_i} and {@code v_i} have the same sign, with {@code |q_i|} rounded
-     * to 4 bits of its largest value. A vector close to the query agrees with it in sign where
+     * to 2 bits of its largest value. A vector close to the query agrees with it in sign where
      * the query is large; the estimate is a cheap first cut, never the score a hit is given.
      */
     static final class Signs {
+        /** The largest of a query's magnitudes, rounded to two bits. */
+        static final int MAGNITUDE_MAX = 3;
+
         private final long[] bits;
         private final int words;
         private final int dimension;
@@ -276,40 +279,37 @@ final class ScalarScores {
             return new Signs(bits, words, dimension);
         }
 
-        /** The query's signs and its four magnitude planes, word by word: what {@link #estimate} reads. */
+        /** The query's signs and its magnitude planes, word by word (sign, low bit, high bit): what {@link #estimate} reads. */
         long[] query(float[] query) {
             float max = 0;
             for (float x : query) {
                 max = Math.max(max, Math.abs(x));
             }
-            long[] q = new long[5 * words];
+            long[] q = new long[3 * words];
             for (int i = 0; i < dimension && i < query.length; i++) {
-                int word = i >>> 6;
+                int at = 3 * (i >>> 6);
                 long bit = 1L << (i & 63);
                 if (query[i] >= 0) {
-                    q[word] |= bit;
+                    q[at] |= bit;
                 }
-                int magnitude = max == 0 ? 0 : Math.round(Math.abs(query[i]) / max * 15);
-                for (int b = 0; b < 4; b++) {
-                    if ((magnitude >>> b & 1) != 0) {
-                        q[(b + 1) * words + word] |= bit;
-                    }
+                int magnitude = max == 0 ? 0 : Math.round(Math.abs(query[i]) / max * MAGNITUDE_MAX);
+                if ((magnitude & 1) != 0) {
+                    q[at + 1] |= bit;
+                }
+                if ((magnitude & 2) != 0) {
+                    q[at + 2] |= bit;
                 }
             }
             return q;
         }
 
-        /** The estimate for vector {@code ordinal}: higher is likelier closer; 0 to 15 times the dimension. */
+        /** The estimate for vector {@code ordinal}: higher is likelier closer; 0 to 3 times the dimension. */
         int estimate(long[] query, int ordinal) {
             int sum = 0;
-            int w = words;
-            int row = ordinal * w;
-            for (int i = 0; i < w; i++) {
-                long same = ~(query[i] ^ bits[row + i]);
-                sum += Long.bitCount(same & query[w + i])
-                        + (Long.bitCount(same & query[2 * w + i]) << 1)
-                        + (Long.bitCount(same & query[3 * w + i]) << 2)
-                        + (Long.bitCount(same & query[4 * w + i]) << 3);
+            int row = ordinal * words;
+            for (int i = 0, at = 0; i < words; i++, at += 3) {
+                long same = ~(query[at] ^ bits[row + i]);
+                sum += Long.bitCount(same & query[at + 1]) + (Long.bitCount(same & query[at + 2]) << 1);
             }
             return sum;
         }

@@ -550,7 +550,7 @@ class SegmentedIndexTest {
                         .isGreaterThanOrEqualTo(0.9);
             }
 
-            // The estimate, from its definition: the query's magnitudes in 4 bits of its largest,
+            // The estimate, from its definition: the query's magnitudes in 2 bits of its largest,
             // summed where the query and the vector's PQ reconstruction agree in sign.
             ScalarScores.Signs signs = segment.scalar().signs();
             var pq = segment.codes().getCompressor();
@@ -566,7 +566,7 @@ class SegmentedIndexTest {
                     int expected = 0;
                     for (int i = 0; i < dimension; i++) {
                         if ((q[i] >= 0) == (decoded.get(i) >= 0)) {
-                            expected += Math.round(Math.abs(q[i]) / max * 15);
+                            expected += Math.round(Math.abs(q[i]) / max * ScalarScores.Signs.MAGNITUDE_MAX);
                         }
                     }
                     assertThat(signs.estimate(prepared, ordinal)).as("ordinal %d", ordinal).isEqualTo(expected);
