@@ -59,17 +59,19 @@ final class DenseRetriever {
     private final AtomicLong wideRetries = new AtomicLong();
     private final AtomicLong wideFallbacks = new AtomicLong();
     private final AtomicLong allowedReads = new AtomicLong();
+    private final AtomicLong sampleReads = new AtomicLong();
 
     /** Allowed sets kept per read connection (a few filters each). */
     static final int ALLOWED_SETS_KEPT = 8;
 
     /**
-     * The allowed sets a read connection has read, with its {@code PRAGMA data_version} then. A
+     * The allowed sets and share samples ({@link #wideCandidates}) a read connection has read,
+     * with its {@code PRAGMA data_version} then. A
      * read connection never writes, so the version changes exactly when another connection (this
      * process's writer or another process) has committed since: a memory added, forgotten or
      * moved may change which vectors a filter passes, and the sets are read again.
      */
-    private record AllowedSets(long dataVersion, Map<SqlFilter, VectorIdSet> sets) {
+    private record AllowedSets(long dataVersion, Map<SqlFilter, VectorIdSet> sets, Map<SqlFilter, double[]> samples) {
     }
 
     private final Map<Connection, AllowedSets> allowedSets = new java.util.concurrent.ConcurrentHashMap<>();
@@ -190,15 +192,38 @@ final class DenseRetriever {
      * spread evenly over the row numbers (primary-key lookups); a share of {@code p} asks for
      * {@code k * }{@value #WIDE_MARGIN}{@code  / p} candidates, and 0 when that is more than
      * {@value #WIDE_MAX_FACTOR} times {@code k}. When fewer than {@code k} of them pass,
-     * {@link #filterWide} searches wider once or falls back to the filtered search.
+     * {@link #filterWide} searches wider once or falls back to the filtered search. The sample is
+     * kept with the allowed sets, per read connection until the database changes.
      */
     int wideCandidates(Connection c, SqlFilter filter, int k) throws SQLException {
+        AllowedSets known = kept(c);
+        double[] sample = known.samples().get(filter);
+        if (sample == null) {
+            sampleReads.incrementAndGet();
+            sample = sample(c, filter);
+            known.samples().put(filter, sample);
+        }
+        double found = sample[0];
+        double passing = sample[1];
+        if (found < FILTER_SAMPLE / 4 || passing == 0) {
+            return 0; // a small store, mostly deleted rows, or a rare filter
+        }
+        double wanted = Math.ceil(k * WIDE_MARGIN * found / passing);
+        return wanted <= (double) WIDE_MAX_FACTOR * k ? (int) wanted : 0;
+    }
+
+    /**
+     * Of {@value #FILTER_SAMPLE} rows spread over the row numbers, how many exist and how many
+     * pass the filter; none of either when the store has fewer rows than a wide search needs.
+     * Kept with the allowed sets: the same until the database changes.
+     */
+    private double[] sample(Connection c, SqlFilter filter) throws SQLException {
         long maxSeq;
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT max(seq) FROM memories")) {
             maxSeq = rs.next() ? rs.getLong(1) : 0;
         }
         if (maxSeq < tuning.wideFilterMinRows()) {
-            return 0;
+            return new double[] {0, 0};
         }
         long last = maxSeq;
         String seqs = SqlArrays.jsonArray(i -> 1 + i * last / FILTER_SAMPLE, 0, FILTER_SAMPLE);
@@ -207,15 +232,14 @@ final class DenseRetriever {
                 + ") FROM json_each(?) j CROSS JOIN memories m NOT INDEXED WHERE m.seq = j.value")) {
             ps.setString(filter.bind(ps, 1), seqs);
             try (ResultSet rs = ps.executeQuery()) {
-                long found = rs.next() ? rs.getLong(1) : 0;
-                double passing = rs.getDouble(2);
-                if (found < FILTER_SAMPLE / 4 || passing == 0) {
-                    return 0; // mostly deleted rows, or a rare filter
-                }
-                double wanted = Math.ceil(k * WIDE_MARGIN * found / passing);
-                return wanted <= (double) WIDE_MAX_FACTOR * k ? (int) wanted : 0;
+                return rs.next() ? new double[] {rs.getLong(1), rs.getDouble(2)} : new double[] {0, 0};
             }
         }
+    }
+
+    /** How many share samples were read from SQLite, not taken from those kept. For tests. */
+    long sampleReads() {
+        return sampleReads.get();
     }
 
     /**
@@ -224,18 +248,7 @@ final class DenseRetriever {
      * the set once, not at every search (the read was most of a narrow filter's search at 1M).
      */
     VectorIdSet allowed(Connection c, SqlFilter filter) throws SQLException {
-        long version = Rows.single(c, "PRAGMA data_version");
-        AllowedSets known = allowedSets.get(c);
-        if (known == null || known.dataVersion() != version) {
-            known = new AllowedSets(version, java.util.Collections.synchronizedMap(
-                    new java.util.LinkedHashMap<>(16, 0.75f, true) {
-                        @Override
-                        protected boolean removeEldestEntry(Map.Entry<SqlFilter, VectorIdSet> eldest) {
-                            return size() > ALLOWED_SETS_KEPT;
-                        }
-                    }));
-            allowedSets.put(c, known);
-        }
+        AllowedSets known = kept(c);
         VectorIdSet set = known.sets().get(filter);
         if (set == null) {
             allowedReads.incrementAndGet();
@@ -243,6 +256,27 @@ final class DenseRetriever {
             known.sets().put(filter, set);
         }
         return set;
+    }
+
+    /** What {@code c} has kept while the database is as it was, or a new, empty keeping. */
+    private AllowedSets kept(Connection c) throws SQLException {
+        long version = Rows.single(c, "PRAGMA data_version");
+        AllowedSets known = allowedSets.get(c);
+        if (known == null || known.dataVersion() != version) {
+            known = new AllowedSets(version, lru(), lru());
+            allowedSets.put(c, known);
+        }
+        return known;
+    }
+
+    /** A map of the {@value #ALLOWED_SETS_KEPT} filters used last. */
+    private static <V> Map<SqlFilter, V> lru() {
+        return java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<SqlFilter, V> eldest) {
+                return size() > ALLOWED_SETS_KEPT;
+            }
+        });
     }
 
     /** How many allowed sets were read from SQLite, not taken from those kept. For tests. */

@@ -40,6 +40,10 @@ class AllowedSetsTest {
         return SearchRequest.builder(query).agent("bob").retrieval(Retrieval.DENSE).limit(10).build();
     }
 
+    private static List<String> ids(List<SearchHit> hits) {
+        return hits.stream().map(h -> h.memory().id()).toList();
+    }
+
     private static Set<String> texts(List<SearchHit> hits) {
         return hits.stream().map(h -> h.memory().text()).collect(Collectors.toSet());
     }
@@ -52,6 +56,40 @@ class AllowedSetsTest {
     @Test
     void keptWithTheDefaultReadConnections(@TempDir Path dir) {
         setsFollowEveryChange(dir, StoreOptions.defaults(), false);
+    }
+
+    /**
+     * A filter many memories pass takes the wide unfiltered search, sized by a sample of the rows:
+     * the sample is read once per filter while the database is unchanged, and again after a write.
+     */
+    @Test
+    void theSharePassingAFilterIsSampledOnceUntilTheDatabaseChanges(@TempDir Path dir) {
+        SearchTuning wide = SearchTuning.DEFAULT.wideFilterMinRows(1);
+        try (SqliteMemoryStore store = SqliteMemoryStore.open(dir, embedder, StoreOptions.builder().readConnections(1).build(),
+                wide)) {
+            List<Memory> memories = new java.util.ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                memories.add(memory(i % 2 == 0 ? "bob" : "alice", "note " + i + " on the parser and the build"));
+            }
+            store.addAll(memories);
+            SearchRequest request = bobs("the parser");
+            List<SearchHit> first = store.search(request);
+            assertThat(first).hasSize(10).allSatisfy(h -> assertThat(h.memory().agent()).isEqualTo("bob"));
+            long samples = store.dense().sampleReads();
+            assertThat(samples).as("the first search samples the rows").isEqualTo(1);
+            long wideSearches = store.dense().wideSearches()[0];
+            assertThat(wideSearches).as("half the rows pass: a wide search").isPositive();
+            for (int i = 0; i < 3; i++) {
+                assertThat(ids(store.search(request))).as("search %d, nothing changed", i).isEqualTo(ids(first));
+            }
+            assertThat(store.dense().sampleReads()).as("taken from the kept sample").isEqualTo(samples);
+            assertThat(store.dense().wideSearches()[0]).isEqualTo(wideSearches + 3);
+
+            String pod = "the kubernetes pod restarted in a crash loop after the upgrade";
+            store.add(memory("bob", pod));
+            assertThat(texts(store.search(bobs("a pod in a crash loop on kubernetes")))).contains(pod);
+            assertThat(store.dense().sampleReads()).as("sampled again after a write").isEqualTo(samples + 1);
+        }
     }
 
     private void setsFollowEveryChange(Path dir, StoreOptions options, boolean oneConnection) {
