@@ -122,6 +122,16 @@ final class Bm25Ranking {
      */
     LexicalRetriever.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
                                    SqlFilter filter) throws SQLException {
+        return rank(c, terms, index, k, filter, null);
+    }
+
+    /**
+     * {@link #rank(Connection, List, TermCounts.Generation, int, SqlFilter)}, given the rows
+     * {@code filter} passes ({@code passing}; null when they are not known): the {@code k} best
+     * matches among them, never null for the filter's sake.
+     */
+    LexicalRetriever.Lexical rank(Connection c, List<String> terms, TermCounts.Generation index, int k,
+                                   SqlFilter filter, VectorIdSet passing) throws SQLException {
         int m = terms.size();
         long[] averages = index.averages();
         if (averages == null || averages[0] <= 0) {
@@ -159,6 +169,19 @@ final class Bm25Ranking {
         }
         if (filter.isEmpty()) {
             return best(matches, scores(c, postings, tokenOf, idf, matches, avgdl), n, k);
+        }
+        if (passing != null) {
+            double[] score = scores(c, postings, tokenOf, idf, matches, avgdl);
+            long[] kept = new long[n];
+            double[] keptScore = new double[n];
+            int count = 0;
+            for (int i = 0; i < n; i++) {
+                if (passing.contains(matches[i])) {
+                    kept[count] = matches[i];
+                    keptScore[count++] = score[i];
+                }
+            }
+            return best(kept, keptScore, count, k);
         }
         try (PreparedStatement check = c.prepareStatement(filterSql(filter))) {
             if (fewPass(check, matches, n, k, filter)) {

@@ -71,7 +71,11 @@ final class DenseRetriever {
      * process's writer or another process) has committed since: a memory added, forgotten or
      * moved may change which vectors a filter passes, and the sets are read again.
      */
-    private record AllowedSets(long dataVersion, Map<SqlFilter, VectorIdSet> sets, Map<SqlFilter, double[]> samples) {
+    private record AllowedSets(long dataVersion, Map<SqlFilter, Allowed> sets, Map<SqlFilter, double[]> samples) {
+    }
+
+    /** What a filter passes: the vectors of the memories (for the dense side) and their rows (for the lexical side). */
+    record Allowed(VectorIdSet vectors, VectorIdSet rows) {
     }
 
     private final Map<Connection, AllowedSets> allowedSets = new java.util.concurrent.ConcurrentHashMap<>();
@@ -249,13 +253,23 @@ final class DenseRetriever {
      */
     VectorIdSet allowed(Connection c, SqlFilter filter) throws SQLException {
         AllowedSets known = kept(c);
-        VectorIdSet set = known.sets().get(filter);
+        Allowed set = known.sets().get(filter);
         if (set == null) {
             allowedReads.incrementAndGet();
             set = allowedVectors(c, filter);
             known.sets().put(filter, set);
         }
-        return set;
+        return set.vectors();
+    }
+
+    /**
+     * The rows of the memories passing {@code filter} when {@link #allowed} has read them for
+     * {@code c} while the database is as it is now, else null (they are not read here): the
+     * lexical side then ranks among them in Java, with no filter check in SQL.
+     */
+    VectorIdSet passingRows(Connection c, SqlFilter filter) throws SQLException {
+        Allowed set = kept(c).sets().get(filter);
+        return set == null ? null : set.rows();
     }
 
     /** What {@code c} has kept while the database is as it was, or a new, empty keeping. */
@@ -285,16 +299,19 @@ final class DenseRetriever {
     }
 
     /**
-     * The vectors of the memories passing the filter, read before a filtered dense search: from
-     * the filter column's index, which holds {@code vector_id} (migration 9), as one list.
+     * The vectors and the rows of the memories passing the filter, read before a filtered dense
+     * search: from the filter column's index, which holds {@code vector_id} (migration 9) and the
+     * row number (every index does), as two lists.
      */
-    static VectorIdSet allowedVectors(Connection c, SqlFilter filter) throws SQLException {
+    static Allowed allowedVectors(Connection c, SqlFilter filter) throws SQLException {
         // No DISTINCT: VectorIdSet drops repeats, cheaper than SQLite's temporary B-tree.
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT group_concat(m.vector_id) FROM memories m WHERE 1 = 1" + filter.sql())) {
+                "SELECT group_concat(m.vector_id), group_concat(m.seq) FROM memories m WHERE 1 = 1" + filter.sql())) {
             filter.bind(ps, 1);
             try (ResultSet rs = ps.executeQuery()) {
-                return VectorIdSet.parse(rs.next() ? rs.getString(1) : null);
+                boolean row = rs.next();
+                return new Allowed(VectorIdSet.parse(row ? rs.getString(1) : null),
+                        VectorIdSet.parse(row ? rs.getString(2) : null));
             }
         }
     }

@@ -65,6 +65,8 @@ final class HybridSearch {
         // the vectors it passes first would read much of the store (0.45 s at 1M for half of it).
         int wide = isDense && !filter.isEmpty() ? dense.wideCandidates(c, filter, k) : 0;
         VectorIdSet allowed = !isDense || filter.isEmpty() || wide > 0 ? null : dense.allowed(c, filter);
+        // Read with those vectors: the rows the filter passes, among which the lexical side ranks.
+        VectorIdSet passing = allowed == null ? null : dense.passingRows(c, filter);
         List<String> queryTerms = FtsQuery.terms(request.query()); // also for the rerank stage's proximity
         List<String> terms = request.retrieval() == Retrieval.DENSE ? List.of() : queryTerms;
         // After catchUp's reads, so the records are those of this transaction's snapshot.
@@ -74,7 +76,7 @@ final class HybridSearch {
         // state of the database) on another thread, while this one, which leaves the connection
         // alone meanwhile, embeds the query and searches the dense index (no SQL).
         Future<LexicalRetriever.Lexical> pending = isDense && !terms.isEmpty() && tuning.overlapLexical()
-                ? db.searchThreads().submit(() -> lexical.candidates(c, terms, filter, k, counts)) : null;
+                ? db.searchThreads().submit(() -> lexical.candidates(c, terms, filter, passing, k, counts)) : null;
         float[] query = null;
         List<SegmentedIndex.Hit> denseHits;
         try {
@@ -123,7 +125,7 @@ final class HybridSearch {
 
         if (!terms.isEmpty()) {
             if (matched == null) {
-                matched = lexical.candidates(c, terms, filter, k, counts);
+                matched = lexical.candidates(c, terms, filter, passing, k, counts);
             }
             readMemories(c, matched.seqs(), matched.count(), rows);
             int rank = 0;

@@ -147,12 +147,23 @@ final class LexicalRetriever {
      */
     Lexical candidates(Connection c, List<String> terms, SqlFilter filter, int k,
                                       TermCounts.Generation counts) throws SQLException {
+        return candidates(c, terms, filter, null, k, counts);
+    }
+
+    /**
+     * As {@link #candidates(Connection, List, SqlFilter, int, TermCounts.Generation)}, with the
+     * rows {@code filter} passes when they are known ({@link DenseRetriever#passingRows}; null
+     * otherwise): the ranking in Java then keeps the matches among them, with no filter check
+     * in SQL and no turn to FTS5's ranking for a filter few matches pass.
+     */
+    Lexical candidates(Connection c, List<String> terms, SqlFilter filter, VectorIdSet passing, int k,
+                                      TermCounts.Generation counts) throws SQLException {
         PostingsBudget.Plan plan = PostingsBudget.plan(c, terms, options.lexicalBudget(), counts);
         if (tuning.rankInJava()) {
             long postings = plan.keptPostings() >= 0 ? plan.keptPostings()
                     : countPostings(c, plan.kept(), Bm25Ranking.MAX_POSTINGS + 1, counts);
             if (postings <= Bm25Ranking.MAX_POSTINGS) {
-                Lexical ranked = bm25.rank(c, plan.kept(), counts, k, filter);
+                Lexical ranked = bm25.rank(c, plan.kept(), counts, k, filter, passing);
                 if (ranked != null) {
                     javaRankings.incrementAndGet();
                     return ranked;

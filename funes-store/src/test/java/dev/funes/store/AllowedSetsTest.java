@@ -135,6 +135,15 @@ class AllowedSetsTest {
                 assertThat(texts(store.search(request))).as("search %d after the forget", i)
                         .isEqualTo(Set.of(branch, other));
             }
+            // The lexical side ranks among the rows read with the vectors, kept and renewed with them.
+            for (int i = 0; i < 4; i++) {
+                List<SearchHit> hybrid = store.search(SearchRequest.builder("parser line").agent("bob")
+                        .retrieval(Retrieval.HYBRID).limit(10).build());
+                assertThat(texts(hybrid)).as("search %d by words and meaning after the forget", i)
+                        .isEqualTo(Set.of(branch, other));
+                assertThat(hybrid).filteredOn(h -> h.parts().lexicalRank() > 0).extracting(h -> h.memory().text())
+                        .as("matched by words").containsExactly(other);
+            }
             if (oneConnection) {
                 long before = store.dense().allowedReads();
                 store.search(request);

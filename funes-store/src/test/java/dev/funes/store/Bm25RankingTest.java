@@ -86,9 +86,20 @@ class Bm25RankingTest {
 
     /** Both rankings of one query under a filter, in one read transaction; java null when left to FTS5. */
     private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqlFilter filter) {
+        return bothFiltered(store, terms, k, filter, false);
+    }
+
+    /**
+     * As {@link #bothFiltered(SqliteMemoryStore, List, int, SqlFilter)}; with {@code passingKnown},
+     * the ranking in Java is given the rows the filter passes, as a search that read them with
+     * the filter's vectors does.
+     */
+    private static Both bothFiltered(SqliteMemoryStore store, List<String> terms, int k, SqlFilter filter,
+                                     boolean passingKnown) {
         return store.database().read("rank both ways", c -> {
             TermCounts.Generation index = new TermCounts().sync(c);
-            LexicalRetriever.Lexical java = store.lexical().bm25().rank(c, terms, index, k, filter);
+            VectorIdSet passing = passingKnown ? DenseRetriever.allowedVectors(c, filter).rows() : null;
+            LexicalRetriever.Lexical java = store.lexical().bm25().rank(c, terms, index, k, filter, passing);
             List<Long> rows = new ArrayList<>();
             List<Double> scores = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(LexicalRetriever.lexicalSql(filter, false))) {
@@ -190,6 +201,9 @@ class Bm25RankingTest {
             for (List<String> terms : queries.subList(0, 60)) {
                 for (SqlFilter filter : filters) {
                     for (int k : new int[] {100, 7}) {
+                        Both known = bothFiltered(sqlite, terms, k, filter, true);
+                        assertThat(known.java()).as("ranked in Java among the rows passing %s", filter).isNotNull();
+                        assertSame(known, terms + ", k=" + k + ", " + filter + ", passing rows known");
                         Both both = bothFiltered(sqlite, terms, k, filter);
                         if (both.java() == null) {
                             leftToFts5++;
