@@ -400,36 +400,75 @@ final class McpEarlyAnswer {
      * {@code initialize} request whose answer is certain, else {@code null}.
      */
     static Answered answer(byte[] line, int length, String serverVersion) {
+        Request request = request(line, length, "initialize");
+        if (request == null) {
+            return null;
+        }
+        try {
+            return new Answered(request.id(), "initialize", reply(request.id(), negotiate((String) request.params()),
+                    serverVersion));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** A request of one method: its id, and what its parameters gave ({@link #params}). */
+    private record Request(Object id, Object params) {
+    }
+
+    /**
+     * The request when {@code line} (UTF-8, without its newline) is a JSON-RPC request of
+     * {@code method} with an id, and its parameters are of the form this class answers for that
+     * method ({@link #params}); else {@code null}.
+     */
+    private static Request request(byte[] line, int length, String method) {
         try (JsonParser p = PARSING.createParser(line, 0, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
             Object id = null;
-            String version = null;
+            Object params = null;
             boolean jsonrpc = false;
-            boolean initialize = false;
+            boolean named = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
                 boolean sure = switch (name) {
                     case "jsonrpc" -> jsonrpc = value == JsonToken.VALUE_STRING && p.getText().equals("2.0");
-                    case "method" -> initialize = value == JsonToken.VALUE_STRING && p.getText().equals("initialize");
+                    case "method" -> named = value == JsonToken.VALUE_STRING && p.getText().equals(method);
                     case "id" -> (id = id(p, value)) != null;
-                    case "params" -> value == JsonToken.START_OBJECT && (version = params(p)) != null;
+                    case "params" -> (params = params(p, value, method)) != null;
                     default -> false; // JSON-RPC has no other member; whatever it is, the SDK decides
                 };
                 if (!sure) {
                     return null;
                 }
             }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null
-                    || !jsonrpc || !initialize || id == null || version == null) {
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || !jsonrpc || !named || id == null) {
                 return null;
             }
-            return new Answered(id, "initialize", reply(id, negotiate(version), serverVersion));
+            // tools/list needs no parameters; the others are in doubt without theirs.
+            Object given = params != null ? params : method.equals("tools/list") ? Boolean.TRUE : null;
+            return given == null ? null : new Request(id, given);
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * The parameters of {@code method} starting with {@code value}, read to their end: for
+     * {@code initialize} the requested protocol version, for {@code tools/call} of
+     * {@code search_memory} the arguments as JSON text, for {@code tools/list} (none, or an empty
+     * object) {@code true}; {@code null} when anything is in doubt.
+     */
+    private static Object params(JsonParser p, JsonToken value, String method) throws IOException {
+        return switch (method) {
+            case "initialize" -> value == JsonToken.START_OBJECT ? params(p) : null;
+            case "tools/call" -> value == JsonToken.START_OBJECT ? callParams(p) : null;
+            case "tools/list" -> value == JsonToken.VALUE_NULL
+                    || value == JsonToken.START_OBJECT && p.nextToken() == JsonToken.END_OBJECT ? Boolean.TRUE : null;
+            default -> null;
+        };
     }
 
     /** The version the SDK's server answers: the client's when it accepts it, else its latest. */
@@ -564,11 +603,7 @@ final class McpEarlyAnswer {
     /** The answer, written as the SDK's Jackson writes its {@code JSONRPCResponse} of an {@code InitializeResult}. */
     private static byte[] reply(Object id, String protocolVersion, String serverVersion) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
-        try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            writeId(g, id);
-            g.writeObjectFieldStart("result");
+        try (JsonGenerator g = response(bytes, id)) {
             g.writeStringField("protocolVersion", protocolVersion);
             g.writeObjectFieldStart("capabilities");
             g.writeObjectFieldStart("logging");
@@ -590,45 +625,14 @@ final class McpEarlyAnswer {
 
     /** The id of a {@code tools/list} request without parameters (or with none given: null, {}), else {@code null}. */
     static Object toolsListId(byte[] line, int length) {
-        try (JsonParser p = PARSING.createParser(line, 0, length)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            Object id = null;
-            boolean jsonrpc = false;
-            boolean list = false;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                boolean sure = switch (name) {
-                    case "jsonrpc" -> jsonrpc = value == JsonToken.VALUE_STRING && p.getText().equals("2.0");
-                    case "method" -> list = value == JsonToken.VALUE_STRING && p.getText().equals("tools/list");
-                    case "id" -> (id = id(p, value)) != null;
-                    case "params" -> value == JsonToken.VALUE_NULL
-                            || value == JsonToken.START_OBJECT && p.nextToken() == JsonToken.END_OBJECT;
-                    default -> false;
-                };
-                if (!sure) {
-                    return null;
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || !jsonrpc || !list) {
-                return null;
-            }
-            return id;
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
+        Request request = request(line, length, "tools/list");
+        return request == null ? null : request.id();
     }
 
     /** The SDK server's answer to {@code tools/list}: {@link McpToolDefinitions#ALL}, written as its Jackson writes them. */
     static byte[] toolsList(Object id) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(8192);
-        try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            writeId(g, id);
-            g.writeObjectFieldStart("result");
+        try (JsonGenerator g = response(bytes, id)) {
             g.writeArrayFieldStart("tools");
             for (McpToolDefinitions.Definition tool : McpToolDefinitions.ALL) {
                 g.writeStartObject();
@@ -681,36 +685,8 @@ final class McpEarlyAnswer {
      * the SDK would surely pass to the tool ({@link #searchArguments}), else {@code null}.
      */
     static SearchCall searchCall(byte[] line, int length) {
-        try (JsonParser p = PARSING.createParser(line, 0, length)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            Object id = null;
-            String arguments = null;
-            boolean jsonrpc = false;
-            boolean call = false;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                boolean sure = switch (name) {
-                    case "jsonrpc" -> jsonrpc = value == JsonToken.VALUE_STRING && p.getText().equals("2.0");
-                    case "method" -> call = value == JsonToken.VALUE_STRING && p.getText().equals("tools/call");
-                    case "id" -> (id = id(p, value)) != null;
-                    case "params" -> value == JsonToken.START_OBJECT && (arguments = callParams(p)) != null;
-                    default -> false;
-                };
-                if (!sure) {
-                    return null;
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null
-                    || !jsonrpc || !call || id == null || arguments == null) {
-                return null;
-            }
-            return new SearchCall(id, arguments);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
+        Request request = request(line, length, "tools/call");
+        return request == null ? null : new SearchCall(request.id(), (String) request.params());
     }
 
     /** The arguments of a {@code tools/call} of {@code search_memory}, or {@code null}. */
@@ -786,11 +762,7 @@ final class McpEarlyAnswer {
      */
     static byte[] result(Object id, Served served) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(2 * served.text().length() + 128);
-        try (JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            writeId(g, id);
-            g.writeObjectFieldStart("result");
+        try (JsonGenerator g = response(bytes, id)) {
             g.writeArrayFieldStart("content");
             g.writeStartObject();
             g.writeStringField("type", "text");
@@ -814,6 +786,19 @@ final class McpEarlyAnswer {
             g.writeEndObject();
         }
         return bytes.toByteArray();
+    }
+
+    /**
+     * A generator of a JSON-RPC response to {@code id}, as the SDK writes one, inside its
+     * {@code result} object: the caller writes the result's members and closes both objects.
+     */
+    private static JsonGenerator response(ByteArrayOutputStream bytes, Object id) throws IOException {
+        JsonGenerator g = WRITING.createGenerator(bytes, JsonEncoding.UTF8);
+        g.writeStartObject();
+        g.writeStringField("jsonrpc", "2.0");
+        writeId(g, id);
+        g.writeObjectFieldStart("result");
+        return g;
     }
 
     private static void writeId(JsonGenerator g, Object id) throws IOException {
