@@ -97,6 +97,7 @@ final class ServeClient {
             return java.util.Optional.empty();
         }
         ServeWire.Answer answer;
+        useThePlatformSelectorProvider();
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             ServeWire.Request.of(new String[] {ServeWire.MCP_SEARCH, arguments})
