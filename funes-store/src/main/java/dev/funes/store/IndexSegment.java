@@ -374,7 +374,15 @@ final class IndexSegment {
 
     /** Calls {@code action} with the ordinal of each of {@code wanted} this segment holds and {@code accept} admits. */
     private void forEachWanted(VectorIdSet wanted, LongPredicate accept, java.util.function.IntConsumer action) {
-        if (!contiguous && (long) wanted.size() * ORDINAL_WALK_RATIO >= ids.length) {
+        if (contiguous) {
+            // Only the set's ids in this segment's range, each at its distance from the first.
+            long first = sortedIds[0];
+            wanted.forEachBetween(first, sortedIds[sortedIds.length - 1], id -> {
+                if (accept.test(id)) {
+                    action.accept(ordinalAt((int) (id - first)));
+                }
+            });
+        } else if ((long) wanted.size() * ORDINAL_WALK_RATIO >= ids.length) {
             for (int ordinal = 0; ordinal < ids.length; ordinal++) {
                 long id = ids[ordinal];
                 if (wanted.contains(id) && accept.test(id)) {

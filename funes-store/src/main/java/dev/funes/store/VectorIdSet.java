@@ -151,4 +151,38 @@ final class VectorIdSet implements LongPredicate {
             }
         }
     }
+
+    /** Each id from {@code from} to {@code to} (both included), ascending. */
+    void forEachBetween(long from, long to, LongConsumer action) {
+        if (from > to) {
+            return;
+        }
+        if (words == null) {
+            int at = Arrays.binarySearch(ids, from);
+            for (int i = at >= 0 ? at : -at - 1; i < ids.length && ids[i] <= to; i++) {
+                action.accept(ids[i]);
+            }
+            return;
+        }
+        long low = Math.max(0, from);
+        long high = Math.min(to, (long) words.length * 64 - 1);
+        if (low > high) {
+            return;
+        }
+        int first = (int) (low >>> 6);
+        int last = (int) (high >>> 6);
+        for (int w = first; w <= last; w++) {
+            long bits = words[w];
+            if (w == first) {
+                bits &= -1L << (low & 63);
+            }
+            if (w == last && (high & 63) != 63) {
+                bits &= (1L << ((high & 63) + 1)) - 1;
+            }
+            while (bits != 0) {
+                action.accept(((long) w << 6) + Long.numberOfTrailingZeros(bits));
+                bits &= bits - 1;
+            }
+        }
+    }
 }

@@ -28,6 +28,16 @@ class VectorIdSetTest {
             assertThat(set.contains(id)).isTrue();
             assertThat(set.contains(id + (1L << 33))).isFalse(); // same low bits, far beyond the bitmap
         }
+        // Ranges: empty, reversed, within a word, across words, beyond either end, word edges.
+        long[][] ranges = {{5, 4}, {-100, -1}, {0, 0}, {3, 65}, {63, 64}, {64, 127}, {1, probeUpTo}, {-5, 1L << 40},
+                {probeUpTo / 2, probeUpTo / 2 + 200}, {127, 128}, {1L << 36, 1L << 36}};
+        for (long[] range : ranges) {
+            List<Long> between = new ArrayList<>();
+            set.forEachBetween(range[0], range[1], between::add);
+            List<Long> expected = range[0] > range[1] ? List.of()
+                    : new ArrayList<>(truth.subSet(range[0], true, range[1], true));
+            assertThat(between).as("from %d to %d", range[0], range[1]).containsExactlyElementsOf(expected);
+        }
     }
 
     @Test
