@@ -157,7 +157,7 @@ final class DenseRetriever {
         }
         if (kept.size() < k && hits.size() == wide) {
             wideFallbacks.incrementAndGet();
-            return candidates(query, allowed(c, filter), k);
+            return candidates(query, allowed(c, filter).vectors(), k);
         }
         return kept;
     }
@@ -247,11 +247,12 @@ final class DenseRetriever {
     }
 
     /**
-     * {@link #allowedVectors}, kept for the next searches through the same read connection with
-     * the same filter until the database changes: an agent repeating {@code --agent X} reads
-     * the set once, not at every search (the read was most of a narrow filter's search at 1M).
+     * {@link #allowedVectors} (the vectors and the rows the filter passes), kept for the next
+     * searches through the same read connection with the same filter until the database changes:
+     * an agent repeating {@code --agent X} reads them once, not at every search (the read was
+     * most of a narrow filter's search at 1M).
      */
-    VectorIdSet allowed(Connection c, SqlFilter filter) throws SQLException {
+    Allowed allowed(Connection c, SqlFilter filter) throws SQLException {
         AllowedSets known = kept(c);
         Allowed set = known.sets().get(filter);
         if (set == null) {
@@ -259,17 +260,7 @@ final class DenseRetriever {
             set = allowedVectors(c, filter);
             known.sets().put(filter, set);
         }
-        return set.vectors();
-    }
-
-    /**
-     * The rows of the memories passing {@code filter} when {@link #allowed} has read them for
-     * {@code c} while the database is as it is now, else null (they are not read here): the
-     * lexical side then ranks among them in Java, with no filter check in SQL.
-     */
-    VectorIdSet passingRows(Connection c, SqlFilter filter) throws SQLException {
-        Allowed set = kept(c).sets().get(filter);
-        return set == null ? null : set.rows();
+        return set;
     }
 
     /** What {@code c} has kept while the database is as it was, or a new, empty keeping. */

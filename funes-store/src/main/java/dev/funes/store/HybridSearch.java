@@ -64,9 +64,10 @@ final class HybridSearch {
         // A filter many memories pass is applied after a wider unfiltered dense search: reading
         // the vectors it passes first would read much of the store (0.45 s at 1M for half of it).
         int wide = isDense && !filter.isEmpty() ? dense.wideCandidates(c, filter, k) : 0;
-        VectorIdSet allowed = !isDense || filter.isEmpty() || wide > 0 ? null : dense.allowed(c, filter);
+        DenseRetriever.Allowed passes = !isDense || filter.isEmpty() || wide > 0 ? null : dense.allowed(c, filter);
+        VectorIdSet allowed = passes == null ? null : passes.vectors();
         // Read with those vectors: the rows the filter passes, among which the lexical side ranks.
-        VectorIdSet passing = allowed == null ? null : dense.passingRows(c, filter);
+        VectorIdSet passing = passes == null ? null : passes.rows();
         List<String> queryTerms = FtsQuery.terms(request.query()); // also for the rerank stage's proximity
         List<String> terms = request.retrieval() == Retrieval.DENSE ? List.of() : queryTerms;
         // After catchUp's reads, so the records are those of this transaction's snapshot.

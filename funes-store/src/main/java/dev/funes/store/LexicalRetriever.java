@@ -152,7 +152,7 @@ final class LexicalRetriever {
 
     /**
      * As {@link #candidates(Connection, List, SqlFilter, int, TermCounts.Generation)}, with the
-     * rows {@code filter} passes when they are known ({@link DenseRetriever#passingRows}; null
+     * rows {@code filter} passes when they are known ({@link DenseRetriever#allowed}; null
      * otherwise): the ranking in Java then keeps the matches among them, with no filter check
      * in SQL and no turn to FTS5's ranking for a filter few matches pass.
      */
