@@ -84,8 +84,6 @@ final class McpEarlyAnswer {
     private final Object writing = new Object();
     /** Answers written here to requests the SDK's session also gets, by id, until the transport drops the session's. */
     private final java.util.concurrent.ConcurrentHashMap<Object, Answered> sent = new java.util.concurrent.ConcurrentHashMap<>();
-    // Written by the reading thread before done is counted down, read after.
-    private Answered answered;
     /** Counted down when {@link #forwardSearches} or {@link #input()} settled whether searches are forwarded. */
     private final CountDownLatch decided = new CountDownLatch(1);
     private volatile Function<String, Optional<Served>> forwarder;
@@ -209,11 +207,6 @@ final class McpEarlyAnswer {
         return writing;
     }
 
-    /** The answer to {@code initialize} written, or {@code null} when the first line was left to the SDK; after {@link #input()}. */
-    Answered answered() {
-        return answered;
-    }
-
     /**
      * The answer written here to the request {@code id} that the SDK's session also handles
      * ({@code initialize}, {@code tools/list}), once: its own answer to that request is then not
@@ -244,27 +237,25 @@ final class McpEarlyAnswer {
                 newline = indexOf(buffer, length, length + n);
                 length += n;
             }
+            Answered answer = null;
             if (newline >= 0) {
                 int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
-                Answered answer = answer(buffer, end, serverVersion);
+                answer = answer(buffer, end, serverVersion);
                 if (answer != null) {
                     sent.put(answer.id(), answer);
                     writeLine(answer.bytes());
-                    answered = answer;
                     if (Boolean.getBoolean("funes.debug")) {
                         log.println("funes mcp: initialize answered at start");
                     }
                 }
             }
             done.countDown();
-            if (answered != null) {
-                int rest = newline + 1;
-                pipe.write(buffer, 0, rest);
-                System.arraycopy(buffer, rest, buffer, 0, length - rest);
-                length = forwardWhileStarting(buffer, length - rest);
-                buffer = forwarded;
+            if (answer != null) {
+                pipe.write(buffer, 0, newline + 1);
+                forwardWhileStarting(buffer, newline + 1, length);
+            } else {
+                pipe.write(buffer, 0, length);
             }
-            pipe.write(buffer, 0, length);
             byte[] chunk = new byte[8192];
             for (int n; (n = in.read(chunk)) >= 0; ) {
                 pipe.write(chunk, 0, n);
@@ -279,49 +270,41 @@ final class McpEarlyAnswer {
         }
     }
 
-    // The buffer forwardWhileStarting ends with (it may grow it), read by read() after it.
-    private byte[] forwarded;
-
     /**
-     * While searches may be forwarded: reads line after line, forwarding each sure
-     * {@code search_memory} call and passing every other line to the pipe. Returns how many bytes
-     * of {@link #forwarded} are read and not yet passed on.
+     * While searches may be forwarded: reads line after line, starting with {@code read[from..to)},
+     * forwarding each sure {@code search_memory} call and passing every other line to the pipe,
+     * then passes on what it read of the next line.
      */
-    private int forwardWhileStarting(byte[] buffer, int length) throws IOException {
+    private void forwardWhileStarting(byte[] read, int from, int to) throws IOException {
+        byte[] buffer = Arrays.copyOf(Arrays.copyOfRange(read, from, to), MAX_LINE);
+        int length = to - from;
         int scanned = 0;
-        try {
-            while (!(claimed && (sessionReady == null || sessionReady.getAsBoolean()))) {
-                int newline = indexOf(buffer, scanned, length);
-                if (newline < 0) {
-                    scanned = length;
-                    if (length >= MAX_LINE) {
-                        break; // a line longer than any search: the transport's to read
-                    }
-                    if (length == buffer.length) {
-                        buffer = Arrays.copyOf(buffer, Math.min(buffer.length * 2, MAX_LINE));
-                    }
-                    int n = in.read(buffer, length, buffer.length - length);
-                    if (n < 0) {
-                        break;
-                    }
-                    length += n;
-                    continue;
+        while (!(claimed && (sessionReady == null || sessionReady.getAsBoolean()))) {
+            int newline = indexOf(buffer, scanned, length);
+            if (newline < 0) {
+                scanned = length;
+                if (length == MAX_LINE) {
+                    break; // a line longer than any search: the transport's to read
                 }
-                int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
-                if (forwarded(buffer, end)) {
-                    pipe.write(NEWLINE, 0, 1);
-                } else {
-                    listTools(buffer, end);
-                    pipe.write(buffer, 0, newline + 1);
+                int n = in.read(buffer, length, MAX_LINE - length);
+                if (n < 0) {
+                    break;
                 }
-                System.arraycopy(buffer, newline + 1, buffer, 0, length - newline - 1);
-                length -= newline + 1;
-                scanned = 0;
+                length += n;
+                continue;
             }
-        } finally {
-            forwarded = buffer;
+            int end = newline > 0 && buffer[newline - 1] == '\r' ? newline - 1 : newline;
+            if (forwarded(buffer, end)) {
+                pipe.write(NEWLINE, 0, 1);
+            } else {
+                listTools(buffer, end);
+                pipe.write(buffer, 0, newline + 1);
+            }
+            System.arraycopy(buffer, newline + 1, buffer, 0, length - newline - 1);
+            length -= newline + 1;
+            scanned = 0;
         }
-        return length;
+        pipe.write(buffer, 0, length);
     }
 
     /** Whether the line was a sure search call that the forwarder answered, and its answer is written. */
@@ -725,14 +708,14 @@ final class McpEarlyAnswer {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
                 boolean sure = switch (name) {
-                    case "query" -> query = string(p, value, McpTools.MAX_QUERY_CHARS);
                     case "limit" -> value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
                             && p.getIntValue() >= 1 && p.getIntValue() <= McpTools.MAX_SEARCH_LIMIT;
-                    case "retrieval" -> value == JsonToken.VALUE_STRING && RETRIEVALS.contains(p.getText());
-                    case "project", "file" -> string(p, value, McpTools.MAX_PATH_CHARS);
-                    case "agent", "session", "kind", "after", "before" -> string(p, value, McpTools.MAX_NAME_CHARS);
+                    case "retrieval" -> value == JsonToken.VALUE_STRING && McpToolDefinitions.RETRIEVALS.contains(p.getText());
+                    case "query", "agent", "project", "session", "kind", "after", "before", "file" ->
+                            value == JsonToken.VALUE_STRING && p.getText().length() <= McpToolDefinitions.maxChars(name);
                     default -> false; // the schema admits no other member
                 };
+                query |= sure && name.equals("query");
                 if (!sure) {
                     return null;
                 }
@@ -748,12 +731,6 @@ final class McpEarlyAnswer {
     static final List<String> SEARCH_MEMBERS = List.of("query", "limit", "agent", "project", "session", "kind",
             "after", "before", "file", "retrieval");
 
-    /** The values of {@code retrieval} the schema admits. */
-    static final List<String> RETRIEVALS = List.of("hybrid", "dense", "lexical");
-
-    private static boolean string(JsonParser p, JsonToken value, int maxLength) throws IOException {
-        return value == JsonToken.VALUE_STRING && p.getText().length() <= maxLength;
-    }
 
     /**
      * The response the SDK's server writes for a {@code search_memory} result as {@link McpTools}

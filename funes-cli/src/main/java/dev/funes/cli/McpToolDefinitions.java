@@ -22,6 +22,9 @@ final class McpToolDefinitions {
     record Definition(String name, String title, String description, Map<String, Object> inputSchema) {
     }
 
+    /** The values {@code search_memory}'s {@code retrieval} takes. */
+    static final List<String> RETRIEVALS = List.of("hybrid", "dense", "lexical");
+
     /** The tools, in the order {@code tools/list} gives them. */
     static final List<Definition> ALL = List.of(searchMemoryTool(), rememberTool(), recentSessionsTool(), whyTool());
 
@@ -39,7 +42,7 @@ final class McpToolDefinitions {
         properties.put("before", string("before", "Only memories before this ISO date or instant."));
         properties.put("file", string("file", "Only memories that name this file: a path suffix such as"
                 + " src/store/Schema.java, or a file name such as Schema.java."));
-        properties.put("retrieval", Map.of("type", "string", "maxLength", McpTools.MAX_NAME_CHARS, "enum", List.of("hybrid", "dense", "lexical"),
+        properties.put("retrieval", Map.of("type", "string", "maxLength", McpTools.MAX_NAME_CHARS, "enum", RETRIEVALS,
                 "description", "hybrid (default): meaning and words; dense: meaning only; lexical: words and"
                         + " identifiers only."));
         return new Definition(McpTools.SEARCH_MEMORY, "Search memory", "Search what was said and decided in earlier coding-agent sessions (hybrid "

@@ -298,7 +298,7 @@ class McpEarlyAnswerTest {
                 .containsExactlyElementsOf(properties.keySet());
         @SuppressWarnings("unchecked")
         Map<String, Object> retrieval = (Map<String, Object>) properties.get("retrieval");
-        assertThat(McpEarlyAnswer.RETRIEVALS).isEqualTo(retrieval.get("enum"));
+        assertThat(McpToolDefinitions.RETRIEVALS).isEqualTo(retrieval.get("enum"));
     }
 
     /**

@@ -135,7 +135,7 @@ final class DenseRetriever {
 
     /**
      * The first {@code k} of a wide search's vectors that have a memory passing the filter (as
-     * {@link #allowedVectors} decides), best first. When fewer pass and the index holds more
+     * {@link #readAllowed} decides), best first. When fewer pass and the index holds more
      * vectors, one more wide search is sized by the share that passed among these (the query's
      * neighbourhood, not the store); when that would ask for more than
      * {@value #WIDE_RETRY_MAX_FACTOR} times {@code k}, or still finds too few, the filtered search.
@@ -247,7 +247,7 @@ final class DenseRetriever {
     }
 
     /**
-     * {@link #allowedVectors} (the vectors and the rows the filter passes), kept for the next
+     * {@link #readAllowed} (the vectors and the rows the filter passes), kept for the next
      * searches through the same read connection with the same filter until the database changes:
      * an agent repeating {@code --agent X} reads them once, not at every search (the read was
      * most of a narrow filter's search at 1M).
@@ -257,7 +257,7 @@ final class DenseRetriever {
         Allowed set = known.sets().get(filter);
         if (set == null) {
             allowedReads.incrementAndGet();
-            set = allowedVectors(c, filter);
+            set = readAllowed(c, filter);
             known.sets().put(filter, set);
         }
         return set;
@@ -294,7 +294,7 @@ final class DenseRetriever {
      * search: from the filter column's index, which holds {@code vector_id} (migration 9) and the
      * row number (every index does), as two lists.
      */
-    static Allowed allowedVectors(Connection c, SqlFilter filter) throws SQLException {
+    static Allowed readAllowed(Connection c, SqlFilter filter) throws SQLException {
         // No DISTINCT: VectorIdSet drops repeats, cheaper than SQLite's temporary B-tree.
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT group_concat(m.vector_id), group_concat(m.seq) FROM memories m WHERE 1 = 1" + filter.sql())) {

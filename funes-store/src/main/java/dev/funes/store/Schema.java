@@ -280,7 +280,7 @@ final class Schema {
                     "CREATE INDEX IF NOT EXISTS memories_passage_of ON memories(json_extract(metadata, '$.passageOf'))"
                             + " WHERE kind = 'passage'")),
             // A filtered dense search reads the vector ids of every memory passing the filters
-            // (DenseRetriever.allowedVectors): with vector_id in the index of each filter column,
+            // (DenseRetriever.readAllowed): with vector_id in the index of each filter column,
             // that is a read of the index alone, not of one whole row per memory (at 1M, 120k
             // rows cost about half a second). Same names, so nothing else changes.
             new Migration(9, "filter indexes cover vector_id: a filtered search reads them, not the rows", List.of(

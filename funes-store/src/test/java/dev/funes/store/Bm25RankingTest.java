@@ -98,7 +98,7 @@ class Bm25RankingTest {
                                      boolean passingKnown) {
         return store.database().read("rank both ways", c -> {
             TermCounts.Generation index = new TermCounts().sync(c);
-            VectorIdSet passing = passingKnown ? DenseRetriever.allowedVectors(c, filter).rows() : null;
+            VectorIdSet passing = passingKnown ? DenseRetriever.readAllowed(c, filter).rows() : null;
             LexicalRetriever.Lexical java = store.lexical().bm25().rank(c, terms, index, k, filter, passing);
             List<Long> rows = new ArrayList<>();
             List<Double> scores = new ArrayList<>();
