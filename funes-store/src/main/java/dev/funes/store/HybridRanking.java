@@ -86,9 +86,10 @@ public final class HybridRanking {
      */
     public List<SearchHit> hits(Function<List<String>, Map<String, Memory>> owners) {
         List<Fusion.Candidate> fused = fusion.ranked();
-        List<SearchHit> ranked = Rerank.apply(fused, queryTerms(request.query()), options.rerank(), fused.size());
+        List<String> terms = queryTerms(request.query());
+        List<SearchHit> ranked = Rerank.apply(fused, terms, options.rerank(), fused.size());
         try {
-            return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), owners::apply);
+            return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), owners::apply, terms);
         } catch (SQLException e) {
             throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);
         }

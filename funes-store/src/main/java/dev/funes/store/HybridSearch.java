@@ -142,7 +142,8 @@ final class HybridSearch {
         // hits remain however many passages of one memory rank high.
         List<Fusion.Candidate> fused = fusion.ranked();
         List<SearchHit> ranked = Rerank.apply(fused, queryTerms, options.rerank(), fused.size());
-        return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), ids -> memoriesById(c, ids));
+        return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), ids -> memoriesById(c, ids),
+                queryTerms);
     }
 
     /** The stored memories with these ids, by id; ids not stored are absent. */

@@ -221,7 +221,26 @@ final class Rerank {
         return false;
     }
 
-    private static List<String> stems(List<String> terms) {
+    /**
+     * The query stems ({@link #stems}) that occur in the text, as {@link #proximity} finds them:
+     * its words ({@link #words}) stemmed by {@link #stem}.
+     */
+    static Set<String> matched(String text, List<String> queryStems) {
+        Set<String> found = new HashSet<>();
+        if (queryStems.isEmpty()) {
+            return found;
+        }
+        for (String word : words(text)) {
+            String s = stem(word);
+            if (queryStems.contains(s)) {
+                found.add(s);
+            }
+        }
+        return found;
+    }
+
+    /** The distinct stems of the query terms, in their order. */
+    static List<String> stems(List<String> terms) {
         List<String> stems = new ArrayList<>(terms.size());
         for (String t : terms) {
             String s = stem(t);

@@ -15,9 +15,11 @@ package dev.funes.store;
  *       repeat;</li>
  *   <li><b>more matching passages</b>: when passages roll up to their memory (the memory takes the
  *       place of its best candidate), the memory also gains {@code passageWeight} × what its next
- *       {@value #MORE_PASSAGES} best candidates with any evidence matched by (their lexical
- *       contribution, and their dense one when it came from a vector not counted yet): a long
- *       exchange that answers in several places ranks above one that matches in one sentence.</li>
+ *       {@value #MORE_PASSAGES} best candidates with new evidence matched by (their dense
+ *       contribution when it came from a vector not counted yet, their lexical one when they hold
+ *       a query word the memory's earlier candidates do not): a long exchange that answers in
+ *       several places ranks above one that matches in one sentence, and one that repeats the
+ *       same words (a commit message in the command and in its output) gains nothing for it.</li>
  * </ul>
  *
  * @param proximityWeight     the largest proximity bonus, at least 0 (0 turns it off)
@@ -35,10 +37,10 @@ public record RerankOptions(double proximityWeight, double duplicateWeight, doub
     public static final int MORE_PASSAGES = 2;
 
     /**
-     * Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100, and a
-     * quarter of the next two matching candidates of a memory: the default (docs/EVALUATION.md).
+     * Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100, and half
+     * of the next two candidates of a memory with new evidence: the default (docs/EVALUATION.md).
      */
-    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100, 0.25);
+    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100, 0.5);
     /** No rerank stage: hits keep their fused order and score. */
     public static final RerankOptions NONE = new RerankOptions(0, 0, 1, 1, 0);
 

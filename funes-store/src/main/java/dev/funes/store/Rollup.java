@@ -21,9 +21,12 @@ import java.util.Set;
  * best-ranked candidate (itself or one of its passages), and its hit carries its best passage. A
  * passage whose memory is gone (deleted since) is returned as a hit of its own. With a passage
  * weight ({@link RerankOptions#passageWeight()}) a memory also gains that share of what its next
- * {@link RerankOptions#MORE_PASSAGES} best candidates matched by (their lexical contribution, and
- * their dense one when it came from a vector not counted yet), shown in its rerank part, and the
- * memories are sorted again.
+ * {@link RerankOptions#MORE_PASSAGES} best candidates matched by, shown in its rerank part, and the
+ * memories are sorted again. Only new evidence counts: a further candidate's dense contribution
+ * when it came from a vector not counted yet, and its lexical contribution when its text holds a
+ * query word that none of the memory's earlier candidates holds. The same words again (a commit
+ * message in the command and in its output, a request quoted in every passage's header) are not
+ * more evidence than the same vector again.
  */
 final class Rollup {
 
@@ -39,10 +42,13 @@ final class Rollup {
     private Rollup() {
     }
 
-    /** The memory whose vector stands for {@code m} in dense search: its own, or its exchange's. */
+    /**
+     * The content hash of the text whose vector stands for {@code m} in dense search: its own, or
+     * its exchange's ({@link Memory#VECTOR_OF}).
+     */
     private static String vectorOf(Memory m) {
         String shared = m.metadata().get(Memory.VECTOR_OF);
-        return shared != null ? shared : m.id();
+        return shared != null ? shared : m.contentHash();
     }
 
     /**
@@ -52,14 +58,20 @@ final class Rollup {
      * @param limit         most hits returned
      * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
+     * @param queryTerms    the lexical query's terms: a further candidate's lexical contribution
+     *                      counts when its text holds one its memory's earlier candidates do not,
+     *                      or when none is found in it (the check's crude stems missed the match);
+     *                      empty counts every lexical contribution
      * @return at most {@code limit} hits, best first, each memory once
      */
-    static List<SearchHit> apply(List<SearchHit> ranked, int limit, double passageWeight, Lookup lookup)
-            throws SQLException {
+    static List<SearchHit> apply(List<SearchHit> ranked, int limit, double passageWeight, Lookup lookup,
+                                 List<String> queryTerms) throws SQLException {
+        List<String> stems = passageWeight > 0 ? Rerank.stems(queryTerms) : List.of();
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, Memory> passageOf = new LinkedHashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
         Map<String, Set<String>> vectors = new HashMap<>(); // per memory: the vectors its dense matches came from
+        Map<String, Set<String>> words = new HashMap<>(); // per memory: the query stems its candidates held
         int window = CANDIDATES_PER_HIT * limit;
         for (int i = 0; i < ranked.size(); i++) {
             SearchHit hit = ranked.get(i);
@@ -86,13 +98,21 @@ final class Rollup {
                 groups.put(key, hit);
                 if (passageWeight > 0) {
                     vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
+                    words.put(key, Rerank.matched(m.text(), stems));
                 }
             } else if (passageWeight > 0) {
                 // A tool output's passages share their exchange's vector: one dense match repeated
                 // is not more evidence, so only a vector not yet counted adds its dense part.
                 ScoreParts p = hit.parts();
+                // Nor are the same words: its lexical part counts when it holds a query word new to
+                // the memory (or when the crude stems here find none, and cannot tell).
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
-                double evidence = Math.max(0, p.lexicalContribution()) + (newVector ? Math.max(0, p.denseContribution()) : 0);
+                Set<String> held = Rerank.matched(m.text(), stems);
+                Set<String> before = words.computeIfAbsent(key, k -> new HashSet<>());
+                boolean newWords = held.isEmpty() || !before.containsAll(held);
+                before.addAll(held);
+                double evidence = (newWords ? Math.max(0, p.lexicalContribution()) : 0)
+                        + (newVector ? Math.max(0, p.denseContribution()) : 0);
                 double[] counted = evidence > 0 ? more.computeIfAbsent(key, k -> new double[2]) : null;
                 if (counted != null && counted[1] < RerankOptions.MORE_PASSAGES) {
                     counted[0] += passageWeight * evidence;

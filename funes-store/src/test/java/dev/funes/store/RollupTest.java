@@ -33,11 +33,16 @@ class RollupTest {
     }
 
     private List<SearchHit> rollup(List<SearchHit> ranked, int limit, double weight) throws Exception {
+        return rollup(ranked, limit, weight, List.of());
+    }
+
+    private List<SearchHit> rollup(List<SearchHit> ranked, int limit, double weight, List<String> queryTerms)
+            throws Exception {
         return Rollup.apply(ranked, limit, weight, ids -> {
             Map<String, Memory> found = new HashMap<>();
             ids.forEach(id -> found.put(id, stored.get(id)));
             return found;
-        });
+        }, queryTerms);
     }
 
     /** One exchange answering in one sentence, another in three: ranked as their best, then by all. */
@@ -78,11 +83,12 @@ class RollupTest {
 
     @Test
     void passagesSharingTheirExchangesVectorAddOnlyWhatTheirWordsMatched() throws Exception {
-        exchange("tools");
+        // As the indexer names it: the content hash of the exchange's text, not its id.
+        String vector = exchange("tools").contentHash();
         Memory output1 = Memory.builder(MemoryKind.PASSAGE, "claude-code", "output one").id("out-1").session("s")
-                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, "tools").build();
+                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, vector).build();
         Memory output2 = Memory.builder(MemoryKind.PASSAGE, "claude-code", "output two").id("out-2").session("s")
-                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, "tools").build();
+                .metadata(Memory.PASSAGE_OF, "tools").metadata(Memory.VECTOR_OF, vector).build();
         List<SearchHit> ranked = List.of(
                 candidate(stored.get("tools"), 0.5, 0.0),  // the exchange's vector matched
                 candidate(output1, 0.5, 0.2),             // the same vector, and its words
@@ -90,6 +96,40 @@ class RollupTest {
         SearchHit hit = rollup(ranked, 10, 0.25).get(0);
         assertThat(hit.parts().rerankAdjustment()).isCloseTo(0.25 * 0.2, within(1e-9));
         assertThat(hit.score()).isCloseTo(0.5 + 0.25 * 0.2, within(1e-9));
+    }
+
+    @Test
+    void furtherCandidatesAddTheirWordsOnlyWhenTheyHoldAQueryWordNewToTheirMemory() throws Exception {
+        exchange("commit");
+        List<String> query = List.of("content", "string", "wrapped");
+        Memory command = Memory.builder(MemoryKind.PASSAGE, "claude-code",
+                "git commit -m 'send the content string directly'").id("cmd").session("s")
+                .metadata(Memory.PASSAGE_OF, "commit").build();
+        // The command's output repeats its message under the command's vector: nothing new.
+        Memory output = Memory.builder(MemoryKind.PASSAGE, "claude-code",
+                "[main 1a2b3c4] send the content string directly").id("out").session("s")
+                .metadata(Memory.PASSAGE_OF, "commit").metadata(Memory.VECTOR_OF, command.contentHash()).build();
+        Memory reason = Memory.builder(MemoryKind.PASSAGE, "claude-code",
+                "the Content had been wrapped in an object").id("why").session("s")
+                .metadata(Memory.PASSAGE_OF, "commit").build();
+        // No query word the check can see (FTS5's stemmer matched what this one does not): counted.
+        Memory unseen = Memory.builder(MemoryKind.PASSAGE, "claude-code", "nothing of it here").id("unseen")
+                .session("s").metadata(Memory.PASSAGE_OF, "commit").metadata(Memory.VECTOR_OF, command.contentHash())
+                .build();
+        List<SearchHit> ranked = List.of(
+                candidate(command, 0.3, 0.5),
+                candidate(output, 0.3, 0.4),  // the same words, the same vector: no evidence
+                candidate(reason, 0.1, 0.2),  // "wrapped" is new: its words and its own vector count
+                candidate(unseen, 0.3, 0.1)); // counted for its words; its vector is the command's
+        SearchHit hit = rollup(ranked, 10, 0.25, query).get(0);
+        assertThat(hit.parts().rerankAdjustment()).isCloseTo(0.25 * ((0.2 + 0.1) + 0.1), within(1e-9));
+        ScoreParts p = hit.parts();
+        assertThat(p.denseContribution() + p.lexicalContribution() + p.rerankAdjustment()).isCloseTo(hit.score(),
+                within(1e-9));
+
+        // Without query terms every lexical contribution counts, as for a dense search.
+        SearchHit all = rollup(ranked, 10, 0.25).get(0);
+        assertThat(all.parts().rerankAdjustment()).isCloseTo(0.25 * (0.4 + (0.2 + 0.1)), within(1e-9));
     }
 
     @Test
