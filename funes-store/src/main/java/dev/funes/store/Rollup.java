@@ -70,8 +70,10 @@ final class Rollup {
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, Memory> passageOf = new LinkedHashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
-        Map<String, Set<String>> vectors = new HashMap<>(); // per memory: the vectors its dense matches came from
-        Map<String, Set<String>> words = new HashMap<>(); // per memory: the query stems its candidates held
+        // Per memory with a further candidate (most have none, and skip hashing and reading texts):
+        // the vectors its dense matches came from, and the query stems its candidates held.
+        Map<String, Set<String>> vectors = new HashMap<>();
+        Map<String, Set<String>> words = new HashMap<>();
         int window = CANDIDATES_PER_HIT * limit;
         for (int i = 0; i < ranked.size(); i++) {
             SearchHit hit = ranked.get(i);
@@ -96,19 +98,17 @@ final class Rollup {
                     continue;
                 }
                 groups.put(key, hit);
-                if (passageWeight > 0) {
-                    vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
-                    words.put(key, Rerank.matched(m.text(), stems));
-                }
             } else if (passageWeight > 0) {
                 // A tool output's passages share their exchange's vector: one dense match repeated
                 // is not more evidence, so only a vector not yet counted adds its dense part.
                 ScoreParts p = hit.parts();
                 // Nor are the same words: its lexical part counts when it holds a query word new to
                 // the memory (or when the crude stems here find none, and cannot tell).
-                boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>()).add(vectorOf(m));
+                Memory best = first.memory();
+                boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>(Set.of(vectorOf(best))))
+                        .add(vectorOf(m));
                 Set<String> held = Rerank.matched(m.text(), stems);
-                Set<String> before = words.computeIfAbsent(key, k -> new HashSet<>());
+                Set<String> before = words.computeIfAbsent(key, k -> Rerank.matched(best.text(), stems));
                 boolean newWords = held.isEmpty() || !before.containsAll(held);
                 before.addAll(held);
                 double evidence = (newWords ? Math.max(0, p.lexicalContribution()) : 0)
