@@ -11,7 +11,8 @@ import java.util.Locale;
  * <p>The score adds up: {@code denseContribution + lexicalContribution + rerankAdjustment ==
  * fused} (up to rounding), where each contribution is what that retriever's candidate list gave
  * the hit after fusion (0 when it was not a candidate) and the rerank adjustment is what the
- * local rerank stage added (a proximity bonus) or took away (a near-duplicate demotion).
+ * local rerank stage added (a proximity bonus, and a share of the new evidence the memory's
+ * further passages matched by) or took away (a near-duplicate demotion).
  *
  * @param denseRank           rank among the dense (vector) candidates, 0 if absent
  * @param denseSimilarity     cosine similarity between query and memory embeddings, or NaN
