@@ -42,6 +42,12 @@ final class Rollup {
     private Rollup() {
     }
 
+    /** How many further candidates of a memory have added to its bonus so far. */
+    private static double counted(Map<String, double[]> more, String key) {
+        double[] counted = more.get(key);
+        return counted == null ? 0 : counted[1];
+    }
+
     /**
      * The content hash of the text whose vector stands for {@code m} in dense search: its own, or
      * its exchange's ({@link Memory#VECTOR_OF}).
@@ -98,12 +104,12 @@ final class Rollup {
                     continue;
                 }
                 groups.put(key, hit);
-            } else if (passageWeight > 0) {
-                // A tool output's passages share their exchange's vector: one dense match repeated
-                // is not more evidence, so only a vector not yet counted adds its dense part.
+            } else if (passageWeight > 0 && counted(more, key) < RerankOptions.MORE_PASSAGES) {
+                // Only new evidence counts. A tool output's passages share their exchange's vector:
+                // one dense match repeated adds no dense part. Nor do the same words: a lexical
+                // part counts when it holds a query word new to the memory (or when the crude
+                // stems here find none, and cannot tell).
                 ScoreParts p = hit.parts();
-                // Nor are the same words: its lexical part counts when it holds a query word new to
-                // the memory (or when the crude stems here find none, and cannot tell).
                 Memory best = first.memory();
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>(Set.of(vectorOf(best))))
                         .add(vectorOf(m));
@@ -113,8 +119,8 @@ final class Rollup {
                 before.addAll(held);
                 double evidence = (newWords ? Math.max(0, p.lexicalContribution()) : 0)
                         + (newVector ? Math.max(0, p.denseContribution()) : 0);
-                double[] counted = evidence > 0 ? more.computeIfAbsent(key, k -> new double[2]) : null;
-                if (counted != null && counted[1] < RerankOptions.MORE_PASSAGES) {
+                if (evidence > 0) {
+                    double[] counted = more.computeIfAbsent(key, k -> new double[2]);
                     counted[0] += passageWeight * evidence;
                     counted[1]++;
                 }
