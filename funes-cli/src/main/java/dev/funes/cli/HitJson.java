@@ -58,19 +58,15 @@ final class HitJson {
         } else {
             node.putNull("source");
         }
-        Memory passage = hit.passage();
-        if (passage != null && passage.provenance() != null) {
-            ObjectNode p = node.putObject("passage");
-            p.put("text", hit.passageText());
-            p.put("context", passage.text().substring(0, passage.text().length() - hit.passageText().length()).strip());
-            p.put("lineStart", passage.provenance().lineStart());
-            p.put("lineEnd", passage.provenance().lineEnd());
-            p.put("byteStart", passage.provenance().byteStart());
-            p.put("byteEnd", passage.provenance().byteEnd());
-            p.put("id", passage.id());
-            String changed = passage.metadata().get(dev.funes.SourceState.CHANGED_KEY);
-            if (changed != null) {
-                p.put("changedSince", changed);
+        if (hit.passage() != null && hit.passage().provenance() != null) {
+            passage(node.putObject("passage"), hit.passage());
+            if (!hit.morePassages().isEmpty()) {
+                ArrayNode more = node.putArray("morePassages");
+                for (Memory p : hit.morePassages()) {
+                    if (p.provenance() != null) {
+                        passage(more.addObject(), p);
+                    }
+                }
             }
         }
         node.put("id", memory.id());
@@ -99,6 +95,22 @@ final class HitJson {
             metadata.put(entry.getKey(), entry.getValue());
         }
         return node;
+    }
+
+    /** One passage: its words, the header line that says where they were said, and what it cites. */
+    private static void passage(ObjectNode p, Memory passage) {
+        String text = SearchHit.body(passage);
+        p.put("text", text);
+        p.put("context", passage.text().substring(0, passage.text().length() - text.length()).strip());
+        p.put("lineStart", passage.provenance().lineStart());
+        p.put("lineEnd", passage.provenance().lineEnd());
+        p.put("byteStart", passage.provenance().byteStart());
+        p.put("byteEnd", passage.provenance().byteEnd());
+        p.put("id", passage.id());
+        String changed = passage.metadata().get(dev.funes.SourceState.CHANGED_KEY);
+        if (changed != null) {
+            p.put("changedSince", changed);
+        }
     }
 
     /** When the memory happened: its start, else its end; {@code null} when the log had no times. */

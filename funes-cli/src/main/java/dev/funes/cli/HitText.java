@@ -46,15 +46,13 @@ final class HitText {
                 out.println("   " + hit.passage().provenance()
                         + (memory.provenance() == null ? "" : "  (in " + memory.provenance().lineStart()
                         + "-" + memory.provenance().lineEnd() + ")") + changed);
-                String context = hit.passage().text().substring(0,
-                        hit.passage().text().length() - hit.passageText().length()).strip();
-                if (!context.isEmpty()) {
-                    out.println("   \u2014 " + context);
-                }
-                if (full) {
-                    hit.passageText().strip().lines().forEach(line -> out.println("   " + line));
-                } else {
-                    preview(hit.passageText(), out);
+                passage(hit.passage(), full, out);
+                for (Memory more : hit.morePassages()) {
+                    // Further passages of the same memory that matched nearly as well.
+                    if (more.provenance() != null) {
+                        out.println("   also " + more.provenance());
+                        passage(more, full, out);
+                    }
                 }
                 out.println("   [" + hit.parts().explain() + "]");
                 out.println();
@@ -70,6 +68,20 @@ final class HitText {
             }
             out.println("   [" + hit.parts().explain() + "]");
             out.println();
+        }
+    }
+
+    /** A passage's header line (what was said where), then its words: all of them, or a preview. */
+    private static void passage(Memory passage, boolean full, PrintWriter out) {
+        String text = SearchHit.body(passage);
+        String context = passage.text().substring(0, passage.text().length() - text.length()).strip();
+        if (!context.isEmpty()) {
+            out.println("   \u2014 " + context);
+        }
+        if (full) {
+            text.strip().lines().forEach(line -> out.println("   " + line));
+        } else {
+            preview(text, out);
         }
     }
 

@@ -271,14 +271,7 @@ final class McpTools {
         ObjectNode node = MAPPER.createObjectNode();
         // The passage that answers, with the line saying where it was said: the agent's context
         // gets the answer, not the whole exchange.
-        String text = hit.passage() != null ? hit.passage().text() : memory.text();
-        if (text.length() > MAX_TEXT) {
-            int cut = Character.isHighSurrogate(text.charAt(MAX_TEXT - 1)) ? MAX_TEXT - 1 : MAX_TEXT;
-            node.put("text", text.substring(0, cut) + "…");
-            node.put("truncated", true);
-        } else {
-            node.put("text", text);
-        }
+        putText(node, hit.passage() != null ? hit.passage().text() : memory.text());
         node.put("score", hit.score());
         node.put("kind", memory.kind().label());
         node.put("agent", memory.agent());
@@ -303,7 +296,30 @@ final class McpTools {
         if (hit.passage() != null) {
             node.put("passage", true);
         }
+        // Further passages of the same memory that matched nearly as well: the answer is often in
+        // the record beside the best match (a command's output, the file written).
+        ArrayNode more = null;
+        for (Memory p : hit.morePassages()) {
+            if (p.provenance() != null) {
+                more = more == null ? node.putArray("morePassages") : more;
+                ObjectNode m = more.addObject();
+                putText(m, p.text());
+                m.put("lineStart", p.provenance().lineStart());
+                m.put("lineEnd", p.provenance().lineEnd());
+            }
+        }
         return node;
+    }
+
+    /** The text, cut at {@value #MAX_TEXT} characters (never half a surrogate pair) and marked truncated. */
+    private static void putText(ObjectNode node, String text) {
+        if (text.length() > MAX_TEXT) {
+            int cut = Character.isHighSurrogate(text.charAt(MAX_TEXT - 1)) ? MAX_TEXT - 1 : MAX_TEXT;
+            node.put("text", text.substring(0, cut) + "…");
+            node.put("truncated", true);
+        } else {
+            node.put("text", text);
+        }
     }
 
     ObjectNode remember(Map<String, Object> args, String clientName) {

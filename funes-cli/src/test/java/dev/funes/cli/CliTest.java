@@ -112,6 +112,45 @@ class CliTest {
     }
 
     @Test
+    void hitsReturnFurtherPassagesWithTheLinesTheyCite() throws IOException {
+        assumeFixtures();
+        int further = 0;
+        for (String query : List.of("rebase on main", "why did CI check the wrong branch",
+                "how did the commit get past the pre-commit hook", "which files had conflicts during the rebase")) {
+            Result search = funes("search", "--store", fixtureStore.toString(), "--json", query);
+            assertThat(search.status()).as(search.err()).isZero();
+            for (JsonNode hit : search.json()) {
+                JsonNode more = hit.path("morePassages");
+                if (more.isMissingNode()) {
+                    continue;
+                }
+                assertThat(hit.has("passage")).as("further passages follow a best one").isTrue();
+                assertThat(more.size()).isBetween(1, 2);
+                for (JsonNode p : more) {
+                    further++;
+                    for (String field : List.of("text", "context", "lineStart", "lineEnd", "byteStart", "byteEnd", "id")) {
+                        assertThat(p.has(field)).as(field).isTrue();
+                    }
+                    // Inside the memory's lines, and its bytes inside the file.
+                    assertThat(p.get("lineStart").asInt()).isBetween(hit.get("source").get("lineStart").asInt(),
+                            hit.get("source").get("lineEnd").asInt());
+                    assertThat(p.get("lineEnd").asInt()).isBetween(p.get("lineStart").asInt(),
+                            hit.get("source").get("lineEnd").asInt());
+                    assertThat(p.get("byteEnd").asLong()).isGreaterThan(p.get("byteStart").asLong())
+                            .isLessThanOrEqualTo(Files.size(Path.of(hit.get("source").get("path").asText())));
+                    assertThat(p.get("id").asText()).isNotEqualTo(hit.get("passage").get("id").asText());
+                }
+            }
+            // The text form prints each further passage with its lines.
+            Result text = funes("search", "--store", fixtureStore.toString(), query);
+            assertThat(text.status()).as(text.err()).isZero();
+            long shown = search.json().findValues("morePassages").stream().mapToLong(JsonNode::size).sum();
+            assertThat(text.out().lines().filter(l -> l.startsWith("   also ")).count()).isEqualTo(shown);
+        }
+        assertThat(further).as("some hit returned a further passage").isPositive();
+    }
+
+    @Test
     void retrievalModesAndTheFileFilterReachTheStore() throws IOException {
         assumeFixtures();
         Result lexical = funes("search", "--store", fixtureStore.toString(), "--json", "--retrieval", "lexical",

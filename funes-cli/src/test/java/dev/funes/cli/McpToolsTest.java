@@ -115,6 +115,35 @@ class McpToolsTest {
     }
 
     @Test
+    void aCompactHitCarriesItsFurtherPassagesWithTheirLines() {
+        Path log = Path.of("/logs/session.jsonl");
+        Memory exchange = Memory.builder(dev.funes.MemoryKind.EXCHANGE, "claude-code", "ran the hook check")
+                .provenance(new dev.funes.Provenance(log, 10, 14, 0, 900, List.of())).build();
+        Memory command = passage(exchange, "[Bash] grep -n zephyr-check .lefthook.yml", log, 11, 100, 180);
+        Memory output = passage(exchange, "12: zephyr-check: run .lefthook.yml", log, 12, 300, 360);
+        dev.funes.ScoreParts parts = dev.funes.ScoreParts.of(1, 0.5, 1, 10, 0.4, 0.6, 0);
+        JsonNode hit = McpTools.compactHit(new dev.funes.SearchHit(exchange, parts.fused(), parts, command,
+                List.of(output)));
+        assertThat(hit.get("text").asText()).isEqualTo(command.text());
+        assertThat(hit.get("source").get("lineStart").asInt()).isEqualTo(11);
+        assertThat(hit.get("passage").asBoolean()).isTrue();
+        JsonNode more = hit.get("morePassages");
+        assertThat(more.size()).isEqualTo(1);
+        assertThat(more.get(0).get("text").asText()).isEqualTo(output.text());
+        assertThat(more.get(0).get("lineStart").asInt()).isEqualTo(12);
+        assertThat(more.get(0).get("lineEnd").asInt()).isEqualTo(12);
+        // Without further passages the field is absent, as before.
+        assertThat(McpTools.compactHit(new dev.funes.SearchHit(exchange, parts.fused(), parts, command))
+                .has("morePassages")).isFalse();
+    }
+
+    private static Memory passage(Memory of, String text, Path log, int line, long byteStart, long byteEnd) {
+        return Memory.builder(dev.funes.MemoryKind.PASSAGE, "claude-code", text)
+                .provenance(new dev.funes.Provenance(log, line, line, byteStart, byteEnd, List.of()))
+                .metadata(Memory.PASSAGE_OF, of.id()).build();
+    }
+
+    @Test
     void searchMemoryFiltersAndRejectsBadArgumentsByName() throws IOException {
         JsonNode none = ok(tools.call("search_memory", Map.of("query", "streaming parser", "agent", "codex"), null));
         assertThat(none.get("hits").size()).isZero();

@@ -26,7 +26,8 @@ import java.util.Objects;
  * RetrievalAugmentor augmentor = DefaultRetrievalAugmentor.builder().contentRetriever(retriever).build();
  * }</pre>
  *
- * <p>Each {@link Content} has the memory's text as its segment, with the segment metadata that
+ * <p>Each {@link Content} has the memory's text as its segment (or, when passages of it answer,
+ * those passages: {@link SearchHit#returnedText()}), with the segment metadata that
  * {@link FunesEmbeddingStore} gives a memory: {@code kind}, {@code agent}, {@code project},
  * {@code session}, {@code timestamp}, {@code startedAt}, {@code endedAt} and, for memories read
  * from a log, the provenance {@code source} (absolute path), {@code lineStart}, {@code lineEnd}
@@ -87,8 +88,8 @@ public final class FunesContentRetriever implements ContentRetriever {
                 continue;
             }
             if (hit.passage() != null) {
-                // The passage that answers is the segment's text; the metadata stays the memory's.
-                segment = TextSegment.from(hit.passage().text(), segment.metadata());
+                // The passages that answer are the segment's text; the metadata stays the memory's.
+                segment = TextSegment.from(hit.returnedText(), segment.metadata());
             }
             contents.add(Content.from(segment, Map.of(ContentMetadata.SCORE, hit.score(),
                     ContentMetadata.EMBEDDING_ID, hit.memory().id())));

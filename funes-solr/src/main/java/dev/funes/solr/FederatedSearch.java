@@ -161,7 +161,8 @@ public final class FederatedSearch {
         List<Hit> out = new ArrayList<>();
         for (SearchHit fused : ranking.hits(ids -> Map.of())) {
             Hit was = hits.get(fused.memory().id());
-            SearchHit hit = new SearchHit(was.hit().memory(), fused.score(), fused.parts(), was.hit().passage());
+            SearchHit hit = new SearchHit(was.hit().memory(), fused.score(), fused.parts(), was.hit().passage(),
+                    was.hit().morePassages());
             out.add(new Hit(hit, was.source(), was.origin(), was.owner()));
         }
         return out;

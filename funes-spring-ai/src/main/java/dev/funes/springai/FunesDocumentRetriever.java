@@ -27,7 +27,7 @@ import java.util.Objects;
  * Advisor rag = RetrievalAugmentationAdvisor.builder().documentRetriever(retriever).build();
  * }</pre>
  *
- * <p>Each document is a memory: its id, its text (or the passage of it that answers best), the
+ * <p>Each document is a memory: its id, its text (or the passages of it that answer best), the
  * metadata {@link FunesVectorStore} gives it ({@code kind}, {@code agent}, {@code project},
  * {@code session}, {@code timestamp}, {@code startedAt}, {@code endedAt} and, for memories read
  * from a log, {@code source}, {@code lineStart}, {@code lineEnd}, {@code byteStart},
@@ -93,9 +93,8 @@ public final class FunesDocumentRetriever implements DocumentRetriever {
             if (expression != null && !Expressions.test(expression, metadata)) {
                 continue;
             }
-            // The passage that answers is the document's text; the metadata stays the memory's.
-            String text = hit.passage() != null ? hit.passage().text() : hit.memory().text();
-            documents.add(Documents.toDocument(hit.memory(), text, metadata, hit.score()));
+            // The passages that answer are the document's text; the metadata stays the memory's.
+            documents.add(Documents.toDocument(hit.memory(), hit.returnedText(), metadata, hit.score()));
             if (documents.size() == topK) {
                 break;
             }

@@ -27,11 +27,21 @@ import java.util.Set;
  * query word that none of the memory's earlier candidates holds. The same words again (a commit
  * message in the command and in its output, a request quoted in every passage's header) are not
  * more evidence than the same vector again.
+ *
+ * <p>A hit carries its memory's best passage and, after it, at most {@value #MORE_PASSAGES_SHOWN}
+ * further passages among the candidates whose score is at least {@value #SHOWN_SHARE} of the best
+ * passage's: the answer is often in the record next to the one that matched best (the command's
+ * output beside the command, the file written beside the reasoning about it), and a second passage
+ * costs far less context than the whole exchange.
  */
 final class Rollup {
 
     /** Candidates ranked per hit asked for: passages of one memory share its place. */
     static final int CANDIDATES_PER_HIT = 4;
+    /** Most further passages a hit returns besides its best one. */
+    static final int MORE_PASSAGES_SHOWN = 2;
+    /** The share of the best passage's score a further passage needs to be returned with it. */
+    static final double SHOWN_SHARE = 0.8;
 
     /** Reads stored memories by id. */
     @FunctionalInterface
@@ -75,6 +85,8 @@ final class Rollup {
         List<String> stems = passageWeight > 0 ? Rerank.stems(queryTerms) : List.of();
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, Memory> passageOf = new LinkedHashMap<>();
+        Map<String, Double> passageScore = new HashMap<>();
+        Map<String, List<Memory>> morePassages = new HashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
         // Per memory with a further candidate (most have none, and skip hashing and reading texts):
         // the vectors its dense matches came from, and the query stems its candidates held.
@@ -125,8 +137,17 @@ final class Rollup {
                     counted[1]++;
                 }
             }
-            if (of != null && !passageOf.containsKey(key)) {
-                passageOf.put(key, m);
+            if (of != null) {
+                Double best = passageScore.get(key);
+                if (best == null) {
+                    passageOf.put(key, m);
+                    passageScore.put(key, hit.score());
+                } else if (best > 0 && hit.score() >= SHOWN_SHARE * best) {
+                    List<Memory> extra = morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
+                    if (extra.size() < MORE_PASSAGES_SHOWN) {
+                        extra.add(m);
+                    }
+                }
             }
         }
         List<String> missing = new ArrayList<>();
@@ -140,18 +161,19 @@ final class Rollup {
         for (Map.Entry<String, SearchHit> e : groups.entrySet()) {
             SearchHit best = e.getValue();
             Memory passage = passageOf.get(e.getKey());
+            List<Memory> extra = morePassages.getOrDefault(e.getKey(), List.of());
             Memory owner = best.memory().id().equals(e.getKey()) ? best.memory() : owners.get(e.getKey());
             if (owner == null) {
                 owner = passage;
             }
             double[] bonus = more.get(e.getKey());
             if (bonus == null) {
-                hits.add(new SearchHit(owner, best.score(), best.parts(), passage));
+                hits.add(new SearchHit(owner, best.score(), best.parts(), passage, extra));
             } else {
                 ScoreParts p = best.parts();
                 ScoreParts parts = ScoreParts.of(p.denseRank(), p.denseSimilarity(), p.lexicalRank(), p.lexicalScore(),
                         p.denseContribution(), p.lexicalContribution(), p.rerankAdjustment() + bonus[0]);
-                hits.add(new SearchHit(owner, parts.fused(), parts, passage));
+                hits.add(new SearchHit(owner, parts.fused(), parts, passage, extra));
             }
         }
         if (passageWeight > 0) {

@@ -91,6 +91,29 @@ class TotalRecallTest {
         assertThat(hits.get(0).passage()).isNotNull();
     }
 
+    @Test
+    void furtherPassagesOfAHitAreOtherPassagesOfItsMemoryCitingItsOwnLines() {
+        int further = 0;
+        for (String question : List.of("Which AI testing tool used evolutionary search to cut mobile crash rates?",
+                "browser page mouse click at x y coordinates", "which model vendor and languages for the agent",
+                "how does the visual oracle judge a screenshot", "what went wrong building the container image")) {
+            for (SearchHit hit : store.search(SearchRequest.builder(question).limit(10).build())) {
+                assertThat(hit.passages()).doesNotHaveDuplicates();
+                for (Memory p : hit.morePassages()) {
+                    further++;
+                    assertThat(p.kind()).isEqualTo(MemoryKind.PASSAGE);
+                    assertThat(p.metadata().get(Memory.PASSAGE_OF)).isEqualTo(hit.memory().id());
+                    assertThat(p.provenance().source()).isEqualTo(log);
+                    assertThat(p.provenance().lineStart()).isBetween(hit.memory().provenance().lineStart(),
+                            hit.memory().provenance().lineEnd());
+                    assertThat(hit.returnedText()).contains(p.text());
+                }
+                assertThat(hit.morePassages()).hasSizeLessThanOrEqualTo(2);
+            }
+        }
+        assertThat(further).as("some hit returned a further passage").isPositive();
+    }
+
     private void assertFoundOnlyInPassage(String question, String answer, int line) throws IOException {
         List<Memory> renderings = store.search(SearchRequest.builder(answer).limit(50).build()).stream()
                 .map(SearchHit::memory).toList();

@@ -159,4 +159,43 @@ class RollupTest {
                     within(1e-9));
         }
     }
+
+    @Test
+    void aHitReturnsAtMostTwoFurtherPassagesThatMatchedNearlyAsWellAsItsBest() throws Exception {
+        exchange("near");
+        exchange("far");
+        List<SearchHit> ranked = List.of(
+                candidate(passage("near-a", "near"), 0.5, 0.5),  // 1.00, the best passage
+                candidate(exchange("near"), 0.45, 0.45),          // 0.90, the memory itself: not a passage
+                candidate(passage("near-b", "near"), 0.45, 0.4),  // 0.85
+                candidate(passage("far-a", "far"), 0.4, 0.4),     // 0.80
+                candidate(passage("near-c", "near"), 0.4, 0.4),   // 0.80, the share's limit
+                candidate(passage("far-b", "far"), 0.3, 0.3),     // 0.60, under 0.8 × 0.80
+                candidate(passage("near-d", "near"), 0.4, 0.4));  // 0.80, but two are returned already
+        for (double weight : new double[] {0, 0.5}) {
+            List<SearchHit> hits = rollup(ranked, 10, weight);
+            SearchHit near = hits.stream().filter(h -> h.memory().id().equals("near")).findFirst().orElseThrow();
+            assertThat(near.passage().id()).isEqualTo("near-a");
+            assertThat(near.morePassages()).extracting(Memory::id).containsExactly("near-b", "near-c");
+            assertThat(near.passages()).extracting(Memory::id).containsExactly("near-a", "near-b", "near-c");
+            assertThat(near.returnedText()).isEqualTo("passage near-a\n\npassage near-b\n\npassage near-c");
+            SearchHit far = hits.stream().filter(h -> h.memory().id().equals("far")).findFirst().orElseThrow();
+            assertThat(far.passage().id()).isEqualTo("far-a");
+            assertThat(far.morePassages()).isEmpty();
+            assertThat(far.returnedText()).isEqualTo("passage far-a");
+        }
+    }
+
+    @Test
+    void aBestPassageWithoutAPositiveScoreReturnsNoOther() throws Exception {
+        exchange("demoted");
+        ScoreParts low = ScoreParts.of(1, 0.5, 1, 10, 0.1, 0.1, -0.5);
+        List<SearchHit> ranked = List.of(
+                new SearchHit(passage("demoted-a", "demoted"), low.fused(), low),
+                new SearchHit(passage("demoted-b", "demoted"), low.fused(), low));
+        SearchHit hit = rollup(ranked, 10, 0).get(0);
+        assertThat(hit.passage().id()).isEqualTo("demoted-a");
+        assertThat(hit.morePassages()).isEmpty();
+        assertThat(hit.returnedText()).isEqualTo("passage demoted-a");
+    }
 }

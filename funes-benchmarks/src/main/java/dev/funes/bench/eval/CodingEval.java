@@ -267,14 +267,14 @@ final class CodingEval {
                         }
                         long t1 = System.nanoTime();
                         for (CodingQuestions.Question q : data.counted()) {
-                            // A hit answers when its memory or its passage cites the answer (at most
-                            // 100 lines); strictly, when what it cites (its passage, else its memory)
-                            // does, in at most 20 lines.
-                            Predicate<SearchHit> answers = h -> answers(data.fixtures(), q, h.memory(), realPaths,
-                                    MAX_CITED_LINES) || h.passage() != null
-                                    && answers(data.fixtures(), q, h.passage(), realPaths, MAX_CITED_LINES);
-                            Predicate<SearchHit> strictly = h -> answers(data.fixtures(), q,
-                                    h.passage() != null ? h.passage() : h.memory(), realPaths, STRICT_CITED_LINES);
+                            // A hit answers when its memory or one of its passages cites the answer
+                            // (at most 100 lines); strictly, when what it cites and returns (one of
+                            // its passages, else its memory) does, in at most 20 lines.
+                            Predicate<SearchHit> answers = h -> hitAnswers(data.fixtures(), q, h, realPaths);
+                            Predicate<SearchHit> strictly = h -> h.passage() == null
+                                    ? answers(data.fixtures(), q, h.memory(), realPaths, STRICT_CITED_LINES)
+                                    : h.passages().stream()
+                                    .anyMatch(p -> answers(data.fixtures(), q, p, realPaths, STRICT_CITED_LINES));
                             for (Configs.Config config : group.configs()) {
                                 List<SearchHit> ranked = Configs.hits(store, q.question(), null, config.mode());
                                 score(q, config.name(), ranked, answers, all, paraphrased, literal, misses);
@@ -313,7 +313,12 @@ final class CodingEval {
     static int tokens(List<SearchHit> hits) {
         long chars = 0;
         for (SearchHit h : hits) {
-            chars += (h.passage() != null ? h.passage() : h.memory()).text().length();
+            if (h.passage() == null) {
+                chars += h.memory().text().length();
+            }
+            for (Memory p : h.passages()) {
+                chars += p.text().length();
+            }
         }
         return (int) Math.round(chars / 4.0);
     }
@@ -359,6 +364,15 @@ final class CodingEval {
      */
     static boolean answers(Path fixtures, CodingQuestions.Question q, Memory m, Map<Path, Path> realPaths) {
         return answers(fixtures, q, m, realPaths, MAX_CITED_LINES);
+    }
+
+    /**
+     * Whether a hit answers the question: its memory or one of the passages it returns cites the
+     * answer in at most {@value #MAX_CITED_LINES} lines.
+     */
+    static boolean hitAnswers(Path fixtures, CodingQuestions.Question q, SearchHit h, Map<Path, Path> realPaths) {
+        return answers(fixtures, q, h.memory(), realPaths, MAX_CITED_LINES)
+                || h.passages().stream().anyMatch(p -> answers(fixtures, q, p, realPaths, MAX_CITED_LINES));
     }
 
     /** Whether a memory answers the question citing at most {@code maxLines} lines. */

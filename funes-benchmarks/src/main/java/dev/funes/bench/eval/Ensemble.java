@@ -79,8 +79,7 @@ public final class Ensemble {
         weights.put("minmax both (.25 .25 .5)", new double[] {0.25, 0.25, 0.5});
         Map<String, double[]> sums = new LinkedHashMap<>();
         for (CodingQuestions.Question q : data.counted()) {
-            Predicate<SearchHit> answers = h -> CodingEval.answers(data.fixtures(), q, h.memory(), real)
-                    || h.passage() != null && CodingEval.answers(data.fixtures(), q, h.passage(), real);
+            Predicate<SearchHit> answers = h -> CodingEval.hitAnswers(data.fixtures(), q, h, real);
             Map<String, List<SearchHit>> m = lists.get(q.id());
             add(sums, "default " + a, m.get("default " + a), answers);
             for (Map.Entry<String, double[]> w : weights.entrySet()) {

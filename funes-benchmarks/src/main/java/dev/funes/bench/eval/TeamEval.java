@@ -129,9 +129,7 @@ public final class TeamEval {
             Metrics.Mean theirs = new Metrics.Mean();
             int sameTop5 = 0;
             for (CodingQuestions.Question q : data.counted()) {
-                Predicate<SearchHit> answers = h -> CodingEval.answers(data.fixtures(), q, h.memory(), realPaths,
-                        CodingEval.MAX_CITED_LINES) || h.passage() != null
-                        && CodingEval.answers(data.fixtures(), q, h.passage(), realPaths, CodingEval.MAX_CITED_LINES);
+                Predicate<SearchHit> answers = h -> CodingEval.hitAnswers(data.fixtures(), q, h, realPaths);
                 List<SearchHit> a = Configs.hits(local, q.question(), null, mode.getValue());
                 List<SearchHit> b = Configs.hits(team, q.question(), null, mode.getValue());
                 mine.add(success(a, answers), Metrics.reciprocalRank(a, answers));

@@ -127,6 +127,31 @@ class CodingQuestionsTest {
         assertThat(CodingEval.answers(root, q, Memory.builder(MemoryKind.NOTE, "me", "a note").build(), cache)).isFalse();
     }
 
+    @Test
+    void aHitAnswersThroughAnyPassageItReturns() throws Exception {
+        Path root = Files.createTempDirectory("funes-eval-fixtures-");
+        Path log = Files.createDirectories(root.resolve("aider")).resolve("s.md");
+        Files.writeString(log, "x\n".repeat(400));
+        CodingQuestions.Question q = new CodingQuestions.Question("q", "how", false, "how?", "",
+                List.of(new CodingQuestions.Range("aider/s.md", 250, 252)), 1);
+        HashMap<Path, Path> cache = new HashMap<>();
+        Memory exchange = memory(log, 100, 300); // 201 lines: too broad to answer alone
+        dev.funes.ScoreParts parts = dev.funes.ScoreParts.of(1, 0.5, 1, 10, 0.4, 0.6, 0);
+
+        dev.funes.SearchHit bestElsewhere = new dev.funes.SearchHit(exchange, 1, parts, passage(log, 110, exchange));
+        assertThat(CodingEval.hitAnswers(root, q, bestElsewhere, cache)).isFalse();
+        dev.funes.SearchHit furtherAnswers = new dev.funes.SearchHit(exchange, 1, parts, passage(log, 110, exchange),
+                List.of(passage(log, 180, exchange), passage(log, 251, exchange)));
+        assertThat(CodingEval.hitAnswers(root, q, furtherAnswers, cache)).isTrue();
+        assertThat(CodingEval.hitAnswers(root, q, new dev.funes.SearchHit(exchange, 1, parts), cache)).isFalse();
+    }
+
+    private static Memory passage(Path file, int line, Memory of) {
+        return Memory.builder(MemoryKind.PASSAGE, "aider", "line " + line)
+                .provenance(new Provenance(file, line, line, (line - 1) * 2L, line * 2L, List.of()))
+                .metadata(Memory.PASSAGE_OF, of.id()).build();
+    }
+
     private static Memory memory(Path file, int from, int to) {
         return Memory.builder(MemoryKind.EXCHANGE, "claude-code", "lines " + from + "-" + to)
                 .provenance(new Provenance(file, from, to, (from - 1) * 3L, to * 3L, List.of()))
