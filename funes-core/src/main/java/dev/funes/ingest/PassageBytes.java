@@ -10,15 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Narrows the byte range of a record's passages to the bytes that hold each one, where one log
- * line holds a long record (a JSON Lines line of a whole tool output, say): the passage's first
- * and last words, written as the log writes JSON strings, are looked for in the record, in order.
- * A passage whose ends are not found as they are (redacted, or its text was tidied) keeps the
+ * Narrows the range of a record's passages to the bytes that hold each one: where one log line
+ * holds a long record (a JSON Lines line of a whole tool output, say), and where a record spans
+ * several lines (a message of a pretty-printed JSON log, whose tool output is one string on one
+ * of them), whose passages then also cite only the lines that hold them. The passage's first and
+ * last words, written as the log writes JSON strings, are looked for in the record, in order. A
+ * passage whose ends are not found as they are (redacted, or its text was tidied) keeps the
  * record's range, which still holds it.
  */
 final class PassageBytes {
 
-    /** Records shorter than this are cited whole: narrowing would save a reader little. */
+    /** One-line records shorter than this are cited whole: narrowing would save a reader little. */
     static final int MIN_RECORD_BYTES = 2048;
     /** Longest record read again to narrow its passages (the indexer's own record cap). */
     static final int MAX_RECORD_BYTES = 4 << 20;
@@ -29,8 +31,8 @@ final class PassageBytes {
     }
 
     /**
-     * The passages with narrowed byte ranges, in the same order; the same list when the record
-     * is short, spans several lines, or cannot be read.
+     * The passages with narrowed byte (and, in a record of several lines, line) ranges, in the
+     * same order; the same list when the record is one short line or cannot be read.
      */
     static List<Memory> narrow(List<Memory> passages) {
         if (passages.isEmpty()) {
@@ -38,8 +40,8 @@ final class PassageBytes {
         }
         Provenance record = passages.get(0).provenance();
         long length = record == null ? 0 : record.byteEnd() - record.byteStart();
-        if (record == null || record.lineStart() != record.lineEnd() || length < MIN_RECORD_BYTES
-                || length > MAX_RECORD_BYTES) {
+        boolean oneLine = record != null && record.lineStart() == record.lineEnd();
+        if (record == null || oneLine && length < MIN_RECORD_BYTES || length <= 0 || length > MAX_RECORD_BYTES) {
             return passages;
         }
         String raw;
@@ -54,6 +56,7 @@ final class PassageBytes {
         List<Memory> out = new ArrayList<>(passages.size());
         int from = 0;          // where the previous passage ended in raw: passages follow each other
         long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
+        int linesBefore = 0;   // line ends in raw[0, from)
         for (Memory p : passages) {
             String body = body(p.text());
             int start = raw.indexOf(Json.escape(head(body)), from);
@@ -69,9 +72,13 @@ final class PassageBytes {
             end += tail.length();
             long startByte = bytesBefore + utf8(raw, from, start);
             long endByte = startByte + utf8(raw, start, end);
+            int firstLine = linesBefore + lineEnds(raw, from, start);
+            int lastLine = firstLine + lineEnds(raw, start, end);
             bytesBefore = endByte;
+            linesBefore = lastLine;
             from = end;
-            Provenance narrowed = new Provenance(record.source(), record.lineStart(), record.lineEnd(),
+            Provenance narrowed = new Provenance(record.source(), record.lineStart() + firstLine,
+                    Math.min(record.lineEnd(), record.lineStart() + lastLine),
                     record.byteStart() + startByte, record.byteStart() + endByte, record.recordIds());
             out.add(new Memory(p.id(), p.kind(), p.text(), p.startedAt(), p.endedAt(), p.agent(), p.project(),
                     p.session(), narrowed, p.metadata()));
@@ -94,6 +101,17 @@ final class PassageBytes {
         String last = body.strip();
         last = last.substring(last.lastIndexOf('\n') + 1).strip();
         return last.substring(Math.max(0, last.length() - END_CHARS));
+    }
+
+    /** Line ends in {@code s[from, to)}. */
+    private static int lineEnds(String s, int from, int to) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) == '\n') {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** UTF-8 bytes of {@code s[from, to)}. */

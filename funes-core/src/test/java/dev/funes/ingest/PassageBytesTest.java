@@ -89,6 +89,58 @@ class PassageBytesTest {
         assertThat(PassageBytes.narrow(List.of(shortOne)).get(0).provenance()).isEqualTo(small);
     }
 
+    @Test
+    void passagesOfARecordOfSeveralLinesCiteTheLineAndBytesThatHoldThem(@TempDir Path tmp) throws IOException {
+        StringBuilder output = new StringBuilder();
+        for (int i = 1; i <= 40; i++) {
+            output.append("line ").append(i).append(" of the \"file\" read: caf\u00e9 ").append(i * 3).append('\n');
+        }
+        // A pretty-printed JSON log: the message spans lines 2-8, its output is one string on line 6.
+        String json = "[\n  {\n    \"type\": \"gemini\",\n    \"toolCalls\": [ {\n      \"name\": \"read_file\",\n"
+                + "      \"output\": \"" + Json.escape(output.toString()) + "\"\n    } ]\n  }\n]\n";
+        Path log = tmp.resolve("session.json");
+        Files.writeString(log, json, StandardCharsets.UTF_8);
+        long start = "[\n".length();
+        long end = json.getBytes(StandardCharsets.UTF_8).length - "]\n".length();
+        Memory piece = Memory.builder(MemoryKind.PASSAGE, "gemini", output.toString())
+                .provenance(new Provenance(log, 2, 8, start, end, List.of()))
+                .metadata(Passages.HEADER_KEY, "Result of [read_file] notes.txt")
+                .build();
+
+        List<Memory> passages = PassageBytes.narrow(Passages.split(piece));
+        assertThat(passages).hasSizeGreaterThan(1);
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        for (Memory p : passages) {
+            Provenance cited = p.provenance();
+            // sed -n 6p shows it: the line of the output string, and exactly its bytes.
+            assertThat(cited.lineStart()).isEqualTo(6);
+            assertThat(cited.lineEnd()).isEqualTo(6);
+            String body = p.text().substring(p.text().indexOf('\n') + 1);
+            assertThat(read(log, cited.byteStart(), cited.byteEnd())).isEqualTo(Json.escape(body));
+            assertThat(lines.get(5)).contains(Json.escape(body));
+        }
+    }
+
+    @Test
+    void aRealGeminiReadCitesTheLineOfItsOutput() throws IOException {
+        Path file = Logs.fixtures("gemini").resolve("codemie-session-2026-01-16T11-01-file-ops-37b7abef.json");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(file), "skipped: no fixture at " + file);
+        InMemoryStore store = new InMemoryStore();
+        dev.funes.ingest.Indexer.builder(store).build().index(List.of(file));
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<Memory> found = store.all().stream()
+                .filter(m -> m.kind() == MemoryKind.PASSAGE && m.text().contains("ghcr.io/gitleaks/gitleaks"))
+                .toList();
+        assertThat(found).isNotEmpty();
+        for (Memory p : found) {
+            Provenance cited = p.provenance();
+            // The read_file message spans many lines; its output is one JSON string on one of them.
+            assertThat(cited.lineEnd()).isEqualTo(cited.lineStart());
+            assertThat(lines.get(cited.lineStart() - 1)).contains("ghcr.io/gitleaks/gitleaks");
+            assertThat(read(file, cited.byteStart(), cited.byteEnd())).contains("ghcr.io/gitleaks/gitleaks");
+        }
+    }
+
     private static String read(Path file, long from, long to) throws IOException {
         byte[] bytes = new byte[(int) (to - from)];
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {

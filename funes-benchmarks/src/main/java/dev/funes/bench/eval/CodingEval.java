@@ -244,7 +244,11 @@ final class CodingEval {
             try (Embedder embedder = Embedders.forModelId(model)) {
                 // Passages are not among the ids (the readers give them to the indexer alone): the
                 // folder's name says the store holds them.
-                Path dir = dirs.dirFor("coding-passages", model, data.memoryIds());
+                // The store also holds what the Indexer adds (passages, derived memories): its code
+                // names the folder too, so a change of passages never reuses a stale store.
+                List<String> key = new ArrayList<>(data.memoryIds());
+                key.add(StoreDirs.codeOf(Indexer.class));
+                Path dir = dirs.dirFor("coding-passages", model, key);
                 List<Configs.Group> groups = Configs.groups(model, model.equals(models.get(0)));
                 String summary = "";
                 double build = 0;
@@ -279,7 +283,7 @@ final class CodingEval {
                                 List<SearchHit> ranked = Configs.hits(store, q.question(), null, config.mode());
                                 score(q, config.name(), ranked, answers, all, paraphrased, literal, misses);
                                 if (ranks != null) {
-                                    ranks(ranks, q, config.name(), ranked, answers);
+                                    ranks(ranks, q, config.name(), ranked, answers, strictly);
                                 }
                                 double[] strictSuccess = new double[Metrics.CUTOFFS.size()];
                                 for (int i = 0; i < strictSuccess.length; i++) {
@@ -325,20 +329,28 @@ final class CodingEval {
 
     /**
      * One question's line for {@code --ranks}: the id, configuration and first answering rank (0
-     * for none in the first 20), then one line per hit of the first 5 with its kind, what it cites,
-     * how its score was made and the start of its returned text.
+     * for none in the first 20), then one line per hit of the first 5 with its rank (marked
+     * {@code *} when it answers, {@code +} when strictly), its kind, what it cites (its best
+     * passage, else its memory, and the lines of its further passages), how its score was made and
+     * the start of its returned text.
      */
     private static void ranks(PrintStream out, CodingQuestions.Question q, String config, List<SearchHit> ranked,
-                              Predicate<SearchHit> answers) {
+                              Predicate<SearchHit> answers, Predicate<SearchHit> strictly) {
         double rr = Metrics.reciprocalRank(ranked, answers);
         out.printf(Locale.ROOT, "%s\t%s\t%d\t%s%n", q.id(), config, rr == 0 ? 0 : Math.round(1 / rr), q.question());
         for (int i = 0; i < Math.min(5, ranked.size()); i++) {
             SearchHit h = ranked.get(i);
             Memory shown = h.passage() != null ? h.passage() : h.memory();
             String oneLine = shown.text().replaceAll("\\s+", " ");
-            out.printf(Locale.ROOT, "\t#%d%s\t%s\t%s:%d-%d\t%s\t%s%n", i + 1, answers.test(h) ? "*" : "",
+            StringBuilder more = new StringBuilder();
+            for (Memory p : h.morePassages()) {
+                more.append(more.length() == 0 ? " and " : ", ").append(p.provenance().lineStart()).append('-')
+                        .append(p.provenance().lineEnd());
+            }
+            out.printf(Locale.ROOT, "\t#%d%s\t%s\t%s:%d-%d%s\t%s\t%s%n", i + 1,
+                    (answers.test(h) ? "*" : "") + (strictly.test(h) ? "+" : ""),
                     h.memory().kind().label(), shown.provenance().source().getFileName(), shown.provenance().lineStart(),
-                    shown.provenance().lineEnd(), h.parts().explain(),
+                    shown.provenance().lineEnd(), more, h.parts().explain(),
                     oneLine.substring(0, Math.min(160, oneLine.length())));
         }
     }

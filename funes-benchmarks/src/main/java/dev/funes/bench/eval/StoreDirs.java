@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * <p>A cached store's folder is named after the suite, the model id and a hash of the ids of
  * every memory that goes in. Memory ids hash the text, the provenance and the kind, so a change
  * of data, of formatting or of chunking names another folder: a cached store never holds stale
- * memories, and a run only embeds what its folder lacks (nothing, on a re-run).
+ * memories, and a run only embeds what its folder lacks (nothing, on a re-run). What the
+ * {@code Indexer} adds to the readers' memories (passages, derived memories) is covered by
+ * {@link #codeOf(Class)}: a store built by other indexing code is in another folder.
  */
 final class StoreDirs implements AutoCloseable {
 
@@ -62,6 +64,37 @@ final class StoreDirs implements AutoCloseable {
             digest.update((byte) '\n');
         }
         return HexFormat.of().formatHex(digest.digest()).substring(0, 12);
+    }
+
+    /**
+     * A fingerprint of the code {@code type} was loaded from: the SHA-256 of its jar, or of the
+     * class files of its package when it was loaded from a folder of classes (an IDE, a test run).
+     */
+    static String codeOf(Class<?> type) {
+        java.security.CodeSource code = type.getProtectionDomain().getCodeSource();
+        if (code == null) {
+            throw new IllegalStateException(type.getName() + " was not loaded from a jar or a folder");
+        }
+        try {
+            Path source = Path.of(code.getLocation().toURI());
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            if (Files.isRegularFile(source)) {
+                digest.update(Files.readAllBytes(source));
+            } else {
+                Path pkg = source.resolve(type.getPackageName().replace('.', '/'));
+                try (Stream<Path> files = Files.walk(pkg)) {
+                    for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                        digest.update(pkg.relativize(f).toString().getBytes(StandardCharsets.UTF_8));
+                        digest.update(Files.readAllBytes(f));
+                    }
+                }
+            }
+            return "code:" + HexFormat.of().formatHex(digest.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the code of " + type.getName(), e);
+        } catch (java.net.URISyntaxException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot locate the code of " + type.getName(), e);
+        }
     }
 
     /** Deletes the temporary stores. */
