@@ -160,6 +160,10 @@ final class AiderReply {
             if (f.pathAbove != null) {
                 f.wholeFile = true;
                 f.wholeLines = f.head.size();
+                // The lines read ahead are the file's first: its passages hold them too.
+                for (Line h : f.head) {
+                    keep(f, h.text());
+                }
             } else {
                 // An ordinary code block: part of the reply's text.
                 f.code = true;
@@ -251,8 +255,11 @@ final class AiderReply {
         for (String a : f.added) {
             label.append(" | ").append(a);
         }
+        // The call cites the edit's first lines; its replacement text, held whole by its passages,
+        // is cited by every line of the edit.
         chunker.toolCall(recs.apply(f.editFirst, f.editCited), "reply:" + replyStart, editId(path), "edit",
-                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS), f.content.toString());
+                Text.oneLine(label.toString(), ToolRender.LABEL_CHARS), f.content.toString(),
+                recs.apply(f.editFirst, f.lastLine));
         answered.run();
         f.section = 0;
         f.editFirst = null;
@@ -262,9 +269,11 @@ final class AiderReply {
         String path = cleanPath(f.pathAbove.text());
         Line last = close.number() - f.pathAbove.number() < PIECE_LINES ? close
                 : f.lastCited != null ? f.lastCited : f.open;
+        // The call cites the file's first lines; the content, held whole by its passages, is cited
+        // by every line of the block.
         chunker.toolCall(recs.apply(f.pathAbove, last), "reply:" + replyStart, editId(path), "write",
                 Text.oneLine("[write] " + path + " (" + f.wholeLines + (f.wholeLines == 1 ? " line)" : " lines)"),
-                        ToolRender.LABEL_CHARS), f.content.toString());
+                        ToolRender.LABEL_CHARS), f.content.toString(), recs.apply(f.pathAbove, close));
         answered.run();
     }
 
@@ -307,6 +316,9 @@ final class AiderReply {
         } else if (f != null && !f.decided) {
             if (f.pathAbove != null) {
                 f.wholeLines = f.head.size();
+                for (Line h : f.head) {
+                    keep(f, h.text());
+                }
                 endWholeFile(f, f.lastLine);
             } else {
                 addText(f.open, f.open.text());

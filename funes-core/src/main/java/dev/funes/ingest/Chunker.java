@@ -306,6 +306,15 @@ final class Chunker {
      * a whole command), which its passages hold when it says more than the label.
      */
     void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label, String input) {
+        toolCall(r, messageId, toolUseId, toolName, label, input, r);
+    }
+
+    /**
+     * A tool call whose input in full lies in more of the log than the call cites ({@code inputRec}):
+     * a whole file written in a reply is cited by its first lines, its content by all of them.
+     */
+    void toolCall(Rec r, String messageId, String toolUseId, String toolName, String label, String input,
+                  Rec inputRec) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
         label = Privacy.strip(label);
@@ -314,7 +323,7 @@ final class Chunker {
         e.toolLabel = label;
         e.self = Privacy.isSelfCall(toolName, label);
         if (input != null && !label.contains(input.strip())) {
-            piece(e, ex, label, Privacy.strip(input), r);
+            piece(e, ex, label, Privacy.strip(input), inputRec);
         }
         add(ex, r, e);
         if (toolUseId != null) {

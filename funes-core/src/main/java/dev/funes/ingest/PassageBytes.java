@@ -13,8 +13,9 @@ import java.util.List;
  * Narrows the range of a record's passages to the bytes that hold each one: where one log line
  * holds a long record (a JSON Lines line of a whole tool output, say), and where a record spans
  * several lines (a message of a pretty-printed JSON log, whose tool output is one string on one
- * of them), whose passages then also cite only the lines that hold them. The passage's first and
- * last words, written as the log writes JSON strings, are looked for in the record, in order. A
+ * of them; a file an Aider reply wrote), whose passages then also cite only the lines that hold
+ * them. The passage's first and last words, written as the log writes JSON strings or else as
+ * they are, are looked for in the record, in order. A
  * passage whose ends are not found as they are (redacted, or its text was tidied) keeps the
  * record's range, which still holds it.
  */
@@ -59,17 +60,17 @@ final class PassageBytes {
         int linesBefore = 0;   // line ends in raw[0, from)
         for (Memory p : passages) {
             String body = body(p.text());
-            int start = raw.indexOf(Json.escape(head(body)), from);
-            String tail = Json.escape(tail(body));
-            // The record holds the passage at least as long as written (tidying and cuts only drop
-            // characters), so its last words lie no earlier than this: an earlier repeat of them
-            // inside the passage is not its end.
-            int end = start < 0 ? -1 : raw.indexOf(tail, Math.max(start, start + Json.escape(body).length() - tail.length()));
-            if (start < 0 || end < 0) {
+            // As a JSON string holds it, else as written (a Markdown log such as Aider's).
+            int[] found = find(raw, body, from, true);
+            if (found == null) {
+                found = find(raw, body, from, false);
+            }
+            if (found == null) {
                 out.add(p);
                 continue;
             }
-            end += tail.length();
+            int start = found[0];
+            int end = found[1];
             long startByte = bytesBefore + utf8(raw, from, start);
             long endByte = startByte + utf8(raw, start, end);
             int firstLine = linesBefore + lineEnds(raw, from, start);
@@ -84,6 +85,29 @@ final class PassageBytes {
                     p.session(), narrowed, p.metadata()));
         }
         return out;
+    }
+
+    /**
+     * Where {@code raw} holds the passage {@code body} from {@code from} on: {@code [start, end)},
+     * or null when its first or last words are not there, escaped as a JSON string or as written.
+     */
+    private static int[] find(String raw, String body, int from, boolean json) {
+        String head = head(body);
+        String tail = tail(body);
+        if (json) {
+            head = Json.escape(head);
+            tail = Json.escape(tail);
+        }
+        int start = raw.indexOf(head, from);
+        if (start < 0) {
+            return null;
+        }
+        // The record holds the passage at least as long as written (tidying and cuts only drop
+        // characters), so its last words lie no earlier than this: an earlier repeat of them
+        // inside the passage is not its end.
+        int length = json ? Json.escape(body).length() : body.length();
+        int end = raw.indexOf(tail, Math.max(start, start + length - tail.length()));
+        return end < 0 ? null : new int[] {start, end + tail.length()};
     }
 
     /** A passage's words: its text after the header line. */

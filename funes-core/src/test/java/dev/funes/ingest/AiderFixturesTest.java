@@ -135,4 +135,31 @@ class AiderFixturesTest {
         assertThat(derived).extracting(m -> m.kind() + " " + m.provenance().lineStart() + " " + m.text())
                 .doesNotHaveDuplicates();
     }
+
+    @Test
+    void aWholeFileWrittenIsHeldWholeAndEachPassageCitesTheLinesThatHoldIt() throws IOException {
+        Path file = Logs.fixtures("aider").resolve("doc-processor.aider.chat.history.md");
+        List<String> lines = Files.readAllLines(file);
+        // A reply writes doc_processor.py (344 lines) in a fence opened on line 1921.
+        int first = 1922;
+        int last = first + lines.subList(first, lines.size()).indexOf("        return graph_builder.compile()") + 1;
+        assertThat(lines.get(first - 1)).startsWith("from typing import List, Tuple, Dict, Optional, TypedDict, Any");
+        assertThat(last).as("the fixture's line").isEqualTo(2265);
+
+        InMemoryStore store = new InMemoryStore();
+        Indexer.builder(store).build().index(List.of(file));
+        List<Memory> written = store.all().stream()
+                .filter(m -> m.kind() == MemoryKind.PASSAGE && m.text().startsWith("[write] doc_processor.py (344 lines)"))
+                .toList();
+        // Its first lines too (read ahead to tell a written file from an edit).
+        assertThat(written).anySatisfy(p -> assertThat(p.text()).contains(lines.get(first - 1).strip()));
+        // Each passage cites the lines that hold it, however deep in the file: sed -n shows it.
+        for (String deep : List.of(lines.get(first - 1).strip(), "return graph_builder.compile()")) {
+            assertThat(written).filteredOn(p -> p.text().contains(deep)).isNotEmpty().allSatisfy(p -> {
+                String cited = String.join("\n", lines.subList(p.provenance().lineStart() - 1, p.provenance().lineEnd()));
+                assertThat(cited).contains(deep);
+                assertThat(p.provenance().lineEnd() - p.provenance().lineStart()).isLessThan(20);
+            });
+        }
+    }
 }
