@@ -401,6 +401,28 @@ class TeamTest {
     }
 
     @Test
+    void aTeamHitReturnsTheFurtherPassagesThatMatchedNearlyAsWell() {
+        Memory exchange = Memory.builder(MemoryKind.EXCHANGE, "claude-code",
+                "User: our builds take ages, any idea?\nAssistant: two settings below.").session("p2").build();
+        Memory ci = Memory.builder(MemoryKind.PASSAGE, "claude-code", "Settings\nzephyr quokka cache enabled in CI")
+                .session("p2").metadata(Memory.PASSAGE_OF, exchange.id()).build();
+        Memory local = Memory.builder(MemoryKind.PASSAGE, "claude-code", "Settings\nzephyr quokka cache enabled locally")
+                .session("p2").metadata(Memory.PASSAGE_OF, exchange.id()).build();
+        Memory unrelated = Memory.builder(MemoryKind.PASSAGE, "claude-code", "Settings\nthe disk was cleaned up")
+                .session("p2").metadata(Memory.PASSAGE_OF, exchange.id()).build();
+        // Another memory matching one query word: the low end of the lexical scores.
+        Memory other = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "User: a zephyr release note").session("p3")
+                .build();
+        try (SolrMemoryStore t = team("machine-x")) {
+            t.addAll(List.of(exchange, ci, local, unrelated, other));
+            List<SearchHit> hits = t.search(SearchRequest.builder("zephyr quokka")
+                    .retrieval(dev.funes.Retrieval.LEXICAL).build());
+            assertThat(hits).extracting(h -> h.memory().id()).containsExactly(exchange.id(), other.id());
+            assertThat(hits.get(0).passages()).extracting(Memory::id).containsExactlyInAnyOrder(ci.id(), local.id());
+        }
+    }
+
+    @Test
     void recentSessionsAreLatestFirstWithTheirCountsAndTimes() {
         java.time.Instant t = java.time.Instant.parse("2025-05-01T10:00:00Z");
         Memory early = Memory.builder(MemoryKind.NOTE, "codex", "Early session, first note.").session("early")
