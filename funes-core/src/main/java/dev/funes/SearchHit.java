@@ -84,6 +84,17 @@ public record SearchHit(Memory memory, double score, ScoreParts parts, Memory pa
         return newline < 0 ? text : text.substring(newline + 1);
     }
 
+    /**
+     * A passage's header line: what was said where (speaker or tool and its key input, date, the
+     * request); empty when it has none.
+     *
+     * @param passage a {@link MemoryKind#PASSAGE} memory, such as one of {@link #passages()}
+     */
+    public static String header(Memory passage) {
+        String text = passage.text();
+        return text.substring(0, text.length() - body(passage).length()).strip();
+    }
+
     /** Where the answer lies: the passage's provenance when there is one, else the memory's; may be null. */
     public Provenance cited() {
         return passage != null && passage.provenance() != null ? passage.provenance() : memory.provenance();

@@ -99,9 +99,8 @@ final class HitJson {
 
     /** One passage: its words, the header line that says where they were said, and what it cites. */
     private static void passage(ObjectNode p, Memory passage) {
-        String text = SearchHit.body(passage);
-        p.put("text", text);
-        p.put("context", passage.text().substring(0, passage.text().length() - text.length()).strip());
+        p.put("text", SearchHit.body(passage));
+        p.put("context", SearchHit.header(passage));
         p.put("lineStart", passage.provenance().lineStart());
         p.put("lineEnd", passage.provenance().lineEnd());
         p.put("byteStart", passage.provenance().byteStart());

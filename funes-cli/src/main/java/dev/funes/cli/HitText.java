@@ -74,7 +74,7 @@ final class HitText {
     /** A passage's header line (what was said where), then its words: all of them, or a preview. */
     private static void passage(Memory passage, boolean full, PrintWriter out) {
         String text = SearchHit.body(passage);
-        String context = passage.text().substring(0, passage.text().length() - text.length()).strip();
+        String context = SearchHit.header(passage);
         if (!context.isEmpty()) {
             out.println("   \u2014 " + context);
         }

@@ -143,7 +143,7 @@ final class SearchPage {
         Memories.header(h, m, rank, String.format(Locale.ROOT, "score %.4f", hit.score()));
         Memories.citation(h, m, hit.passage());
         if (hit.passage() != null) {
-            String context = hit.passage().text().substring(0, hit.passage().text().length() - hit.passageText().length()).strip();
+            String context = SearchHit.header(hit.passage());
             if (!context.isEmpty()) {
                 h.el("p", "passage-context", "— " + context);
             }
