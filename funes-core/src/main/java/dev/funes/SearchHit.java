@@ -28,10 +28,15 @@ public record SearchHit(Memory memory, double score, ScoreParts parts, Memory pa
         if (passage == null && !morePassages.isEmpty()) {
             throw new IllegalArgumentException("further passages need a best passage");
         }
-        for (Memory p : passage == null ? morePassages : prepend(passage, morePassages)) {
-            if (p.kind() != MemoryKind.PASSAGE) {
-                throw new IllegalArgumentException("a hit's passage must be of kind passage, was " + p.kind().label());
-            }
+        if (passage != null) {
+            requirePassage(passage);
+        }
+        morePassages.forEach(SearchHit::requirePassage);
+    }
+
+    private static void requirePassage(Memory p) {
+        if (p.kind() != MemoryKind.PASSAGE) {
+            throw new IllegalArgumentException("a hit's passage must be of kind passage, was " + p.kind().label());
         }
     }
 

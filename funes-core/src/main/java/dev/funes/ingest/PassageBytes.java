@@ -2,6 +2,7 @@ package dev.funes.ingest;
 
 import dev.funes.Memory;
 import dev.funes.Provenance;
+import dev.funes.SearchHit;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -59,7 +60,7 @@ final class PassageBytes {
         long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
         int linesBefore = 0;   // line ends in raw[0, from)
         for (Memory p : passages) {
-            String body = body(p.text());
+            String body = SearchHit.body(p);
             // As a JSON string holds it, else as written (a Markdown log such as Aider's).
             int[] found = find(raw, body, from, true);
             if (found == null) {
@@ -108,12 +109,6 @@ final class PassageBytes {
         int length = json ? Json.escape(body).length() : body.length();
         int end = raw.indexOf(tail, Math.max(start, start + length - tail.length()));
         return end < 0 ? null : new int[] {start, end + tail.length()};
-    }
-
-    /** A passage's words: its text after the header line. */
-    private static String body(String text) {
-        int newline = text.indexOf('\n');
-        return newline < 0 ? text : text.substring(newline + 1);
     }
 
     private static String head(String body) {

@@ -84,8 +84,7 @@ final class Rollup {
                                  List<String> queryTerms) throws SQLException {
         List<String> stems = passageWeight > 0 ? Rerank.stems(queryTerms) : List.of();
         Map<String, SearchHit> groups = new LinkedHashMap<>();
-        Map<String, Memory> passageOf = new LinkedHashMap<>();
-        Map<String, Double> passageScore = new HashMap<>();
+        Map<String, SearchHit> passageOf = new LinkedHashMap<>(); // per memory: its best passage's candidate
         Map<String, List<Memory>> morePassages = new HashMap<>();
         Map<String, double[]> more = new HashMap<>(); // per memory: the bonus, the candidates counted
         // Per memory with a further candidate (most have none, and skip hashing and reading texts):
@@ -138,11 +137,8 @@ final class Rollup {
                 }
             }
             if (of != null) {
-                Double best = passageScore.get(key);
-                if (best == null) {
-                    passageOf.put(key, m);
-                    passageScore.put(key, hit.score());
-                } else if (best > 0 && hit.score() >= SHOWN_SHARE * best) {
+                SearchHit best = passageOf.putIfAbsent(key, hit);
+                if (best != null && best.score() > 0 && hit.score() >= SHOWN_SHARE * best.score()) {
                     List<Memory> extra = morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
                     if (extra.size() < MORE_PASSAGES_SHOWN) {
                         extra.add(m);
@@ -160,7 +156,8 @@ final class Rollup {
         List<SearchHit> hits = new ArrayList<>(groups.size());
         for (Map.Entry<String, SearchHit> e : groups.entrySet()) {
             SearchHit best = e.getValue();
-            Memory passage = passageOf.get(e.getKey());
+            SearchHit bestPassage = passageOf.get(e.getKey());
+            Memory passage = bestPassage == null ? null : bestPassage.memory();
             List<Memory> extra = morePassages.getOrDefault(e.getKey(), List.of());
             Memory owner = best.memory().id().equals(e.getKey()) ? best.memory() : owners.get(e.getKey());
             if (owner == null) {
