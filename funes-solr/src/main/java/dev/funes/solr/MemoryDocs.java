@@ -46,8 +46,9 @@ final class MemoryDocs {
         d.setField("kind", m.kind().label());
         d.setField("text", m.text());
         List<String> lex = new ArrayList<>(2);
-        lex.add(m.text());
-        String terms = HybridRanking.indexTerms(m.text());
+        String indexed = HybridRanking.indexText(m);
+        lex.add(indexed);
+        String terms = HybridRanking.indexTerms(indexed);
         if (!terms.isEmpty()) {
             lex.add(terms);
         }

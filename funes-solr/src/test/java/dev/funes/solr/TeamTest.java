@@ -423,6 +423,28 @@ class TeamTest {
     }
 
     @Test
+    void aTeamPassageIsFoundByItsOwnWordsNotByTheRequestItsHeaderQuotes() {
+        String request = "wire the zanzibar flux helper into the build";
+        Memory exchange = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "User: " + request).session("p5").build();
+        Memory passage = Memory.builder(MemoryKind.PASSAGE, "claude-code",
+                        "Assistant \u00b7 2025-10-14 \u00b7 on: " + request + "\nthe wombat capacitor was replaced")
+                .session("p5").metadata(Memory.PASSAGE_OF, exchange.id()).build();
+        try (SolrMemoryStore t = team("machine-l")) {
+            t.addAll(List.of(exchange, passage));
+            List<SearchHit> byRequest = t.search(SearchRequest.builder("zanzibar flux")
+                    .retrieval(dev.funes.Retrieval.LEXICAL).build());
+            assertThat(byRequest).singleElement().satisfies(hit -> {
+                assertThat(hit.memory().id()).isEqualTo(exchange.id());
+                assertThat(hit.passages()).extracting(Memory::id).doesNotContain(passage.id());
+            });
+            SearchHit byBody = t.search(SearchRequest.builder("wombat capacitor")
+                    .retrieval(dev.funes.Retrieval.LEXICAL).build()).get(0);
+            assertThat(byBody.memory().id()).isEqualTo(exchange.id());
+            assertThat(byBody.passage().id()).isEqualTo(passage.id());
+        }
+    }
+
+    @Test
     void recentSessionsAreLatestFirstWithTheirCountsAndTimes() {
         java.time.Instant t = java.time.Instant.parse("2025-05-01T10:00:00Z");
         Memory early = Memory.builder(MemoryKind.NOTE, "codex", "Early session, first note.").session("early")

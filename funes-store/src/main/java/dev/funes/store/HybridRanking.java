@@ -54,6 +54,15 @@ public final class HybridRanking {
     }
 
     /**
+     * What the local store's full-text index holds of a memory's text: the text, except that a
+     * passage's header line leaves out the request it quotes (the exchange's words, not the
+     * passage's). Index this, and {@link #indexTerms} of it, to rank as the local store does.
+     */
+    public static String indexText(Memory memory) {
+        return LexicalText.of(memory);
+    }
+
+    /**
      * The identifier terms the local store indexes next to a memory's text (its {@code terms}
      * column): camelCase parts, joined identifiers, file names; space-separated, possibly empty.
      */

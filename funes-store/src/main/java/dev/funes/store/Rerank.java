@@ -38,7 +38,7 @@ final class Rerank {
             if (options.proximityWeight() > 0) {
                 List<String> terms = stems(queryTerms);
                 for (Fusion.Candidate c : top) {
-                    c.rerank += options.proximityWeight() * proximity(c.memory.text(), terms);
+                    c.rerank += options.proximityWeight() * proximity(LexicalText.of(c.memory), terms);
                 }
             }
             if (options.duplicateWeight() > 0) {

@@ -24,9 +24,10 @@ import java.util.Set;
  * {@link RerankOptions#MORE_PASSAGES} best candidates matched by, shown in its rerank part, and the
  * memories are sorted again. Only new evidence counts: a further candidate's dense contribution
  * when it came from a vector not counted yet, and its lexical contribution when its text holds a
- * query word that none of the memory's earlier candidates holds. The same words again (a commit
- * message in the command and in its output, a request quoted in every passage's header) are not
- * more evidence than the same vector again.
+ * query word that none of the memory's earlier candidates holds in its indexed text
+ * ({@link LexicalText}: a passage's header without the request it quotes). The same words again
+ * (a commit message in the command and in its output) are not more evidence than the same vector
+ * again.
  *
  * <p>A hit carries its memory's best passage and, after it, at most {@value #MORE_PASSAGES_SHOWN}
  * further passages among the candidates whose score is at least {@value #SHOWN_SHARE} of the best
@@ -41,7 +42,7 @@ final class Rollup {
     /** Most further passages a hit returns besides its best one. */
     static final int MORE_PASSAGES_SHOWN = 2;
     /** The share of the best passage's score a further passage needs to be returned with it. */
-    static final double SHOWN_SHARE = 0.8;
+    static final double SHOWN_SHARE = 0.7;
 
     /** Reads stored memories by id. */
     @FunctionalInterface
@@ -124,8 +125,8 @@ final class Rollup {
                 Memory best = first.memory();
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>(Set.of(vectorOf(best))))
                         .add(vectorOf(m));
-                Set<String> held = Rerank.matched(m.text(), stems);
-                Set<String> before = words.computeIfAbsent(key, k -> Rerank.matched(best.text(), stems));
+                Set<String> held = Rerank.matched(LexicalText.of(m), stems);
+                Set<String> before = words.computeIfAbsent(key, k -> Rerank.matched(LexicalText.of(best), stems));
                 boolean newWords = held.isEmpty() || !before.containsAll(held);
                 before.addAll(held);
                 double evidence = (newWords ? Math.max(0, p.lexicalContribution()) : 0)

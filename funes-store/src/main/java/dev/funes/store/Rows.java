@@ -123,7 +123,7 @@ final class Rows {
         ps.setString(16, contentHash);
         ps.setLong(17, vectorId);
         ps.setString(18, instant(now));
-        ps.setString(19, Terms.of(m.text()));
+        ps.setString(19, Terms.of(LexicalText.of(m)));
     }
 
     /** Reads a row selected with {@link #MEMORY_COLUMNS}. */

@@ -1,5 +1,6 @@
 package dev.funes.store;
 
+import dev.funes.MemoryKind;
 import dev.funes.StoreException;
 
 import java.nio.file.Path;
@@ -56,6 +57,53 @@ final class Schema {
               INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, new.text, new.terms);
             END""",
             "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+
+    /**
+     * The full-text index over what {@link LexicalText} keeps of each text and its identifier terms,
+     * built from the view {@code memories_lexical}, and the triggers that keep it (version 10).
+     */
+    static final List<String> FTS_V10 = List.of(
+            "CREATE VIEW memories_lexical AS SELECT seq, " + LexicalText.sql("memories") + " AS text, terms FROM memories",
+            """
+            CREATE VIRTUAL TABLE memories_fts USING fts5(
+              text, terms, content='memories_lexical', content_rowid='seq',
+              tokenize='%s'
+            )""".formatted(FTS_TOKENIZE),
+            """
+            CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+              INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, %s, new.terms);
+            END""".formatted(LexicalText.sql("new")),
+            """
+            CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+              INSERT INTO memories_fts(memories_fts, rowid, text, terms) VALUES ('delete', old.seq, %s, old.terms);
+            END""".formatted(LexicalText.sql("old")),
+            """
+            CREATE TRIGGER memories_fts_update AFTER UPDATE OF text, terms ON memories BEGIN
+              INSERT INTO memories_fts(memories_fts, rowid, text, terms) VALUES ('delete', old.seq, %s, old.terms);
+              INSERT INTO memories_fts(rowid, text, terms) VALUES (new.seq, %s, new.terms);
+            END""".formatted(LexicalText.sql("old"), LexicalText.sql("new")),
+            "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+
+    /**
+     * Sets {@code memories.terms} of every passage to what {@link Terms} makes of its
+     * {@link LexicalText}; runs while no full-text trigger exists, so the index is rebuilt once
+     * afterwards.
+     */
+    static void fillPassageTerms(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+             var rs = s.executeQuery("SELECT seq, kind, text, terms FROM memories WHERE kind = '"
+                     + MemoryKind.PASSAGE.label() + "'");
+             var update = connection.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
+            while (rs.next()) {
+                String terms = Terms.of(LexicalText.of(rs.getString(2), rs.getString(3)));
+                if (!terms.equals(rs.getString(4))) {
+                    update.setString(1, terms);
+                    update.setLong(2, rs.getLong(1));
+                    update.executeUpdate();
+                }
+            }
+        }
+    }
 
     /**
      * Computes {@code memories.terms} ({@link Terms}) for every row; runs while no full-text
@@ -292,7 +340,24 @@ final class Schema {
                     "CREATE INDEX memories_project ON memories(project, vector_id)",
                     "DROP INDEX IF EXISTS memories_time",
                     "CREATE INDEX memories_time ON memories(coalesce(ended_at, started_at), vector_id)",
-                    "CREATE INDEX IF NOT EXISTS memories_kind ON memories(kind, vector_id)")));
+                    "CREATE INDEX IF NOT EXISTS memories_kind ON memories(kind, vector_id)")),
+            // A passage's header quotes the request its exchange answers; the full-text index now
+            // leaves that quote out (LexicalText): the index is built again from a view that
+            // does, and the identifier terms of passages are recomputed first. The triggers count
+            // rewritten terms (fts_rewrites), so cached token counts are dropped.
+            new Migration(10, "the full-text index leaves out the request a passage's header quotes", List.of(
+                    "DROP TRIGGER memories_fts_insert",
+                    "DROP TRIGGER memories_fts_delete",
+                    "DROP TRIGGER memories_fts_update",
+                    "DROP TABLE memories_fts"), connection -> {
+                        fillPassageTerms(connection);
+                        try (Statement s = connection.createStatement()) {
+                            for (String sql : FTS_V10) {
+                                s.execute(sql);
+                            }
+                            s.execute("UPDATE fts_rewrites SET n = n + 1 WHERE EXISTS (SELECT 1 FROM memories)");
+                        }
+                    }));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

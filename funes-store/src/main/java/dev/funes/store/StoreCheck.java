@@ -445,7 +445,7 @@ final class StoreCheck {
 
     /**
      * That the full-text index covers the identifier terms (schema version 5) and that every
-     * memory's {@code terms} column is what {@link Terms} makes of its text: stale terms make
+     * memory's {@code terms} column is what {@link Terms} makes of its indexed text ({@link LexicalText}): stale terms make
      * identifier searches miss or find the wrong memories, and FTS5's own check cannot see them
      * (the index matches the column, the column does not match the text).
      */
@@ -457,10 +457,10 @@ final class StoreCheck {
                 return;
             }
             long rows = 0;
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT seq, text, terms FROM memories")) {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT seq, kind, text, terms FROM memories")) {
                 while (rs.next()) {
                     rows++;
-                    if (!Terms.of(rs.getString(2)).equals(rs.getString(3))) {
+                    if (!Terms.of(LexicalText.of(rs.getString(2), rs.getString(3))).equals(rs.getString(4))) {
                         in.staleTerms.add(rs.getLong(1));
                     }
                 }

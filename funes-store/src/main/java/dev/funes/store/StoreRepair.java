@@ -213,18 +213,18 @@ final class StoreRepair {
         }
     }
 
-    /** Sets the terms of the given rows from their text; the index is rebuilt afterwards. */
+    /** Sets the terms of the given rows from their indexed text ({@link LexicalText}); the index is rebuilt afterwards. */
     private static void recomputeTerms(Connection w, List<Long> seqs) throws SQLException {
         if (seqs.isEmpty()) {
             return;
         }
-        try (PreparedStatement read = w.prepareStatement("SELECT text FROM memories WHERE seq = ?");
+        try (PreparedStatement read = w.prepareStatement("SELECT kind, text FROM memories WHERE seq = ?");
              PreparedStatement update = w.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
             for (long seq : seqs) {
                 read.setLong(1, seq);
                 try (ResultSet rs = read.executeQuery()) {
                     if (rs.next()) {
-                        update.setString(1, Terms.of(rs.getString(1)));
+                        update.setString(1, Terms.of(LexicalText.of(rs.getString(1), rs.getString(2))));
                         update.setLong(2, seq);
                         update.executeUpdate();
                     }

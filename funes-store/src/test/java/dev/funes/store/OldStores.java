@@ -3,6 +3,8 @@ package dev.funes.store;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -68,8 +70,36 @@ final class OldStores {
         }
     }
 
+    /**
+     * Undoes migration 10: the full-text index built from the memories' whole text (a passage's
+     * header with the request it quotes), and the identifier terms of that text.
+     */
+    static void downgradeToVersion9(Path storeDir) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement()) {
+            for (String trigger : new String[] {"memories_fts_insert", "memories_fts_delete", "memories_fts_update"}) {
+                s.execute("DROP TRIGGER " + trigger);
+            }
+            s.execute("DROP TABLE memories_fts");
+            s.execute("DROP VIEW memories_lexical");
+            try (ResultSet rs = s.executeQuery("SELECT seq, text FROM memories WHERE kind = 'passage'");
+                 PreparedStatement update = c.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
+                while (rs.next()) {
+                    update.setString(1, Terms.of(rs.getString(2)));
+                    update.setLong(2, rs.getLong(1));
+                    update.executeUpdate();
+                }
+            }
+            for (String sql : Schema.FTS_V5) {
+                s.execute(sql);
+            }
+            s.execute("PRAGMA user_version = 9");
+        }
+    }
+
     /** Undoes migration 9: the filter columns' indexes without {@code vector_id}, and no index of {@code kind}. */
     static void downgradeToVersion8(Path storeDir) throws SQLException {
+        downgradeToVersion9(storeDir);
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
             for (String index : new String[] {"memories_agent_session", "memories_session", "memories_project",

@@ -169,9 +169,10 @@ class RollupTest {
                 candidate(exchange("near"), 0.45, 0.45),          // 0.90, the memory itself: not a passage
                 candidate(passage("near-b", "near"), 0.45, 0.4),  // 0.85
                 candidate(passage("far-a", "far"), 0.4, 0.4),     // 0.80
-                candidate(passage("near-c", "near"), 0.4, 0.4),   // 0.80, the share's limit
-                candidate(passage("far-b", "far"), 0.3, 0.3),     // 0.60, under 0.8 × 0.80
-                candidate(passage("near-d", "near"), 0.4, 0.4));  // 0.80, but two are returned already
+                candidate(passage("near-c", "near"), 0.4, 0.31),  // 0.71, just over 0.7 × 1.00
+                candidate(passage("near-d", "near"), 0.4, 0.31),  // 0.71, but two are returned already
+                candidate(passage("far-b", "far"), 0.3, 0.25),    // 0.55, under 0.7 × 0.80
+                candidate(passage("near-e", "near"), 0.3, 0.3));  // 0.60, under 0.7 × 1.00
         for (double weight : new double[] {0, 0.5}) {
             List<SearchHit> hits = rollup(ranked, 10, weight);
             SearchHit near = hits.stream().filter(h -> h.memory().id().equals("near")).findFirst().orElseThrow();
