@@ -349,7 +349,8 @@ final class Schema {
                     "DROP TRIGGER memories_fts_insert",
                     "DROP TRIGGER memories_fts_delete",
                     "DROP TRIGGER memories_fts_update",
-                    "DROP TABLE memories_fts"), connection -> {
+                    "DROP TABLE memories_fts",
+                    "DROP VIEW IF EXISTS memories_lexical"), connection -> {
                         fillPassageTerms(connection);
                         try (Statement s = connection.createStatement()) {
                             for (String sql : FTS_V10) {
