@@ -58,6 +58,14 @@ final class Schema {
             END""",
             "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
 
+    /** Drops the full-text index and its triggers, then runs {@code more}: a migration that builds them anew. */
+    private static List<String> withDropOfFts(String... more) {
+        List<String> all = new java.util.ArrayList<>(List.of("DROP TRIGGER memories_fts_insert",
+                "DROP TRIGGER memories_fts_delete", "DROP TRIGGER memories_fts_update", "DROP TABLE memories_fts"));
+        all.addAll(List.of(more));
+        return List.copyOf(all);
+    }
+
     /**
      * The full-text index over what {@link LexicalText} keeps of each text and its identifier terms,
      * built from the view {@code memories_lexical}, and the triggers that keep it (version 10).
@@ -285,11 +293,7 @@ final class Schema {
             // Code-aware lexical matching: identifier parts (Terms) in their own column, indexed
             // with the text. The old index and its triggers go first, so filling the column for
             // existing rows does not touch an index that lacks it; the new index is then built once.
-            new Migration(5, "memories.terms (identifier parts) and a full-text index over text and terms", List.of(
-                    "DROP TRIGGER memories_fts_insert",
-                    "DROP TRIGGER memories_fts_delete",
-                    "DROP TRIGGER memories_fts_update",
-                    "DROP TABLE memories_fts",
+            new Migration(5, "memories.terms (identifier parts) and a full-text index over text and terms", withDropOfFts(
                     "ALTER TABLE memories ADD COLUMN terms TEXT NOT NULL DEFAULT ''"), connection -> {
                         fillTerms(connection);
                         try (Statement s = connection.createStatement()) {
@@ -345,11 +349,7 @@ final class Schema {
             // leaves that quote out (LexicalText): the index is built again from a view that
             // does, and the identifier terms of passages are recomputed first. The triggers count
             // rewritten terms (fts_rewrites), so cached token counts are dropped.
-            new Migration(10, "the full-text index leaves out the request a passage's header quotes", List.of(
-                    "DROP TRIGGER memories_fts_insert",
-                    "DROP TRIGGER memories_fts_delete",
-                    "DROP TRIGGER memories_fts_update",
-                    "DROP TABLE memories_fts",
+            new Migration(10, "the full-text index leaves out the request a passage's header quotes", withDropOfFts(
                     "DROP VIEW IF EXISTS memories_lexical"), connection -> {
                         fillPassageTerms(connection);
                         try (Statement s = connection.createStatement()) {

@@ -86,8 +86,7 @@ class LexicalTextTest {
     void aPassageIsNotFoundByTheRequestItsHeaderQuotesButItsExchangeIs(@TempDir Path dir) throws SQLException {
         Memory exchange = exchange();
         Memory passage = passage(exchange);
-        try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            store.addAll(List.of(exchange, passage));
+        try (MemoryStore store = storeWith(dir, exchange, passage)) {
             assertSearches(store, exchange, passage);
         }
         assertIndexed(dir, exchange, passage);
@@ -97,9 +96,7 @@ class LexicalTextTest {
     void aVersion9StoreIsUpgradedAndItsPassagesNoLongerMatchTheirRequest(@TempDir Path dir) throws SQLException {
         Memory exchange = exchange();
         Memory passage = passage(exchange);
-        try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            store.addAll(List.of(exchange, passage));
-        }
+        storeWith(dir, exchange, passage).close();
         OldStores.downgradeToVersion9(dir);
         try (Connection c = connect(dir)) {
             assertThat(Rows.single(c, "PRAGMA user_version")).isEqualTo(9L);
@@ -117,6 +114,13 @@ class LexicalTextTest {
         assertThat(report.problems()).isEmpty();
         assertThat(report.findings()).anySatisfy(f -> assertThat(f.message())
                 .isEqualTo("the full-text index matches the memories"));
+    }
+
+    /** A new store at {@code dir} holding {@code memories}, open. */
+    private MemoryStore storeWith(Path dir, Memory... memories) {
+        MemoryStore store = FunesStore.open(dir, embedder);
+        store.addAll(List.of(memories));
+        return store;
     }
 
     private static void assertSearches(MemoryStore store, Memory exchange, Memory passage) {
