@@ -8,8 +8,8 @@ import dev.funes.MemoryKind;
  * line loses the request it quotes ({@code Assistant · 2025-10-14 · on: <the request>} is indexed
  * as {@code Assistant · 2025-10-14}). The request is its exchange's: the exchange's own text and
  * the request's passage hold its words already, and counted again in every passage of the
- * exchange they would rank each of them by words that are not theirs (docs/EVALUATION.md, "The
- * request in a passage's header"). The passage's vector still reads the whole header, so a bare
+ * exchange they would rank each of them by words that are not theirs (docs/EVALUATION.md, "A
+ * passage's header: embedded whole, indexed without its request"). The passage's vector still reads the whole header, so a bare
  * sentence is found by meaning in the situation it was said in.
  *
  * <p>{@link #of} and {@link #sql} give the same text: the first in Java (identifier terms, the

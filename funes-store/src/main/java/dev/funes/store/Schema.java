@@ -93,38 +93,23 @@ final class Schema {
             "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
 
     /**
-     * Sets {@code memories.terms} of every passage to what {@link Terms} makes of its
-     * {@link LexicalText}; runs while no full-text trigger exists, so the index is rebuilt once
-     * afterwards.
+     * Sets {@code memories.terms} of the rows of the given kinds (all when none is given) to what
+     * {@link Terms} makes of their indexed text ({@link LexicalText}) where it differs; runs while
+     * no full-text trigger exists, so the index is rebuilt once afterwards.
      */
-    static void fillPassageTerms(Connection connection) throws SQLException {
+    static void fillTerms(Connection connection, MemoryKind... kinds) throws SQLException {
+        String where = kinds.length == 0 ? "" : " WHERE kind IN ('" + String.join("', '",
+                java.util.Arrays.stream(kinds).map(MemoryKind::label).toList()) + "')";
         try (Statement s = connection.createStatement();
-             var rs = s.executeQuery("SELECT seq, kind, text, terms FROM memories WHERE kind = '"
-                     + MemoryKind.PASSAGE.label() + "'");
+             var rs = s.executeQuery("SELECT seq, kind, text, terms FROM memories" + where);
              var update = connection.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
             while (rs.next()) {
                 String terms = Terms.of(LexicalText.of(rs.getString(2), rs.getString(3)));
                 if (!terms.equals(rs.getString(4))) {
                     update.setString(1, terms);
                     update.setLong(2, rs.getLong(1));
-                    update.executeUpdate();
+                    update.addBatch();
                 }
-            }
-        }
-    }
-
-    /**
-     * Computes {@code memories.terms} ({@link Terms}) for every row; runs while no full-text
-     * trigger exists, so the index is rebuilt once afterwards.
-     */
-    static void fillTerms(Connection connection) throws SQLException {
-        try (Statement s = connection.createStatement();
-             var rs = s.executeQuery("SELECT seq, text FROM memories");
-             var update = connection.prepareStatement("UPDATE memories SET terms = ? WHERE seq = ?")) {
-            while (rs.next()) {
-                update.setString(1, Terms.of(rs.getString(2)));
-                update.setLong(2, rs.getLong(1));
-                update.addBatch();
             }
             update.executeBatch();
         }
@@ -351,7 +336,7 @@ final class Schema {
             // rewritten terms (fts_rewrites), so cached token counts are dropped.
             new Migration(10, "the full-text index leaves out the request a passage's header quotes", withDropOfFts(
                     "DROP VIEW IF EXISTS memories_lexical"), connection -> {
-                        fillPassageTerms(connection);
+                        fillTerms(connection, MemoryKind.PASSAGE);
                         try (Statement s = connection.createStatement()) {
                             for (String sql : FTS_V10) {
                                 s.execute(sql);
