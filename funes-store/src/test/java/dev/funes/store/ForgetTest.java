@@ -33,17 +33,12 @@ class ForgetTest {
                 "the zeppelin migration renames the quokka column before the backfill runs").session("s1").build();
     }
 
-    private static Memory passage(Memory of, String text) {
-        return Memory.builder(MemoryKind.PASSAGE, "claude-code", text).session("s1")
-                .metadata(Memory.PASSAGE_OF, of.id()).build();
-    }
-
     @Test
     void aForgottenMemoryAndItsPassagesLeaveRowsTextVectorsAndIndexFilesAndLeaveTombstones(@TempDir Path dir)
             throws SQLException {
         Memory parent = exchange();
-        Memory p1 = passage(parent, "zeppelin migration: rename the quokka column first");
-        Memory p2 = passage(parent, "the quokka backfill runs after the rename");
+        Memory p1 = TestCorpus.passage(parent, "zeppelin migration: rename the quokka column first");
+        Memory p2 = TestCorpus.passage(parent, "the quokka backfill runs after the rename");
         Memory other = Memory.builder(MemoryKind.NOTE, "api", "the release job signs the jar with the team key").build();
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             assertThat(store.addAll(List.of(parent, p1, p2, other)).added()).isEqualTo(4);
@@ -82,7 +77,7 @@ class ForgetTest {
     @Test
     void aPassageNamedAloneGoesAloneAndNothingNamedDeletesNothing(@TempDir Path dir) {
         Memory parent = exchange();
-        Memory p1 = passage(parent, "zeppelin migration: rename the quokka column first");
+        Memory p1 = TestCorpus.passage(parent, "zeppelin migration: rename the quokka column first");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(List.of(parent, p1));
             assertThat(FunesStore.forget(store, List.of())).isEqualTo(new ForgetReport(0, 0, 0));
@@ -97,10 +92,10 @@ class ForgetTest {
     @Test
     void toForgetCountsTheSelectedMemoriesWithTheirPassagesAndALonePassageAlone(@TempDir Path dir) {
         Memory parent = exchange();
-        Memory p1 = passage(parent, "zeppelin migration: rename the quokka column first");
-        Memory p2 = passage(parent, "the quokka backfill runs after the rename");
+        Memory p1 = TestCorpus.passage(parent, "zeppelin migration: rename the quokka column first");
+        Memory p2 = TestCorpus.passage(parent, "the quokka backfill runs after the rename");
         Memory other = Memory.builder(MemoryKind.NOTE, "api", "the release job signs the jar with the team key").build();
-        Memory otherPassage = passage(other, "the team key lives in the release vault");
+        Memory otherPassage = TestCorpus.passage(other, "the team key lives in the release vault");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(List.of(parent, p1, p2, other, otherPassage));
 

@@ -28,9 +28,9 @@ class MorePassagesTest {
     void aHitReturnsTheOtherPassagesThatMatchedNearlyAsWellAndNotTheRest(@TempDir Path dir) {
         Memory exchange = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "checked the hook configuration")
                 .session("s1").build();
-        Memory command = passage(exchange, "[Bash] grep -n zephyr-check .lefthook.yml");
-        Memory output = passage(exchange, "12: zephyr-check: run .lefthook.yml");
-        Memory unrelated = passage(exchange, "the cache was cleared before the next commit");
+        Memory command = TestCorpus.passage(exchange, "[Bash] grep -n zephyr-check .lefthook.yml");
+        Memory output = TestCorpus.passage(exchange, "12: zephyr-check: run .lefthook.yml");
+        Memory unrelated = TestCorpus.passage(exchange, "the cache was cleared before the next commit");
         // Another memory matching one query word less: the low end of the lexical scores.
         Memory other = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "renamed the zephyr release notes")
                 .session("s1").build();
@@ -52,10 +52,5 @@ class MorePassagesTest {
             assertThat(alone.passage().id()).isEqualTo(unrelated.id());
             assertThat(alone.morePassages()).isEmpty();
         }
-    }
-
-    private static Memory passage(Memory of, String text) {
-        return Memory.builder(MemoryKind.PASSAGE, "claude-code", text).session("s1")
-                .metadata(Memory.PASSAGE_OF, of.id()).build();
     }
 }

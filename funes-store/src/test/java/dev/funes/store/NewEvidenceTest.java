@@ -30,10 +30,10 @@ class NewEvidenceTest {
     void aPassageRepeatingItsMemorysWordsAddsNothingAndOneWithANewQueryWordAddsItsShare(@TempDir Path dir) {
         Memory exchange = Memory.builder(MemoryKind.EXCHANGE, "claude-code", "committed the streaming fix")
                 .session("s1").build();
-        Memory command = passage(exchange, "git commit -m 'fix: send the zephyr payload directly'");
+        Memory command = TestCorpus.passage(exchange, "git commit -m 'fix: send the zephyr payload directly'");
         // The command's output repeats its message, as git prints it.
-        Memory output = passage(exchange, "[main 1a2b3c4] fix: send the zephyr payload directly");
-        Memory reason = passage(exchange, "the zephyr payload had been wrapped in a quokka envelope");
+        Memory output = TestCorpus.passage(exchange, "[main 1a2b3c4] fix: send the zephyr payload directly");
+        Memory reason = TestCorpus.passage(exchange, "the zephyr payload had been wrapped in a quokka envelope");
         RerankOptions bonusOnly = new RerankOptions(0, 0, 0.8, 100, 0.5);
         try (MemoryStore store = FunesStore.open(dir, embedder, StoreOptions.builder().rerank(bonusOnly).build())) {
             store.addAll(List.of(exchange, command, output, reason));
@@ -51,11 +51,6 @@ class NewEvidenceTest {
             assertThat(added.parts().denseContribution() + added.parts().lexicalContribution()
                     + added.parts().rerankAdjustment()).isCloseTo(added.score(), within(1e-9));
         }
-    }
-
-    private static Memory passage(Memory of, String text) {
-        return Memory.builder(MemoryKind.PASSAGE, "claude-code", text).session("s1")
-                .metadata(Memory.PASSAGE_OF, of.id()).build();
     }
 
     private static SearchHit only(MemoryStore store, String query) {

@@ -28,6 +28,12 @@ final class TestCorpus {
     private TestCorpus() {
     }
 
+    /** A passage of {@code of} (session {@code s1}, as the tests that build one use). */
+    static Memory passage(Memory of, String text) {
+        return Memory.builder(MemoryKind.PASSAGE, "claude-code", text).session("s1")
+                .metadata(Memory.PASSAGE_OF, of.id()).build();
+    }
+
     static TestCorpus create() {
         TestCorpus c = new TestCorpus();
         c.add("ci-branch", MemoryKind.EXCHANGE, "claude-code", ALPHA, "s1", "2025-01-10T09:00:00Z",
