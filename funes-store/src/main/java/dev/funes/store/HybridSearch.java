@@ -22,7 +22,8 @@ import java.util.concurrent.Future;
  * A search from request to hits: in one read transaction, the full-text candidates
  * ({@link LexicalRetriever}) ranked on a search thread while this one embeds the query and
  * searches the dense index ({@link DenseRetriever}); then the two lists fused ({@link Fusion}),
- * reranked ({@link Rerank}) and passages rolled up to their memories ({@link Rollup}).
+ * reranked ({@link Rerank}), passages rolled up to their memories ({@link Rollup}) and, when asked
+ * for, neighbouring exchanges' shares added ({@link Neighbours}).
  */
 final class HybridSearch {
 
@@ -141,9 +142,15 @@ final class HybridSearch {
         // Passages roll up to the memories they belong to: every candidate goes on, so that k
         // hits remain however many passages of one memory rank high.
         List<Fusion.Candidate> fused = fusion.ranked();
-        List<SearchHit> ranked = Rerank.apply(fused, queryTerms, options.rerank(), fused.size());
-        return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), ids -> memoriesById(c, ids),
-                queryTerms);
+        RerankOptions rerank = options.rerank();
+        List<SearchHit> ranked = Rerank.apply(fused, queryTerms, rerank, fused.size());
+        if (rerank.neighbourWeight() == 0) {
+            return Rollup.apply(ranked, request.limit(), rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
+        }
+        // An exchange's neighbours count among the best `depth` memories, however few hits are asked for.
+        List<SearchHit> memories = Rollup.apply(ranked, Math.max(request.limit(), rerank.depth()),
+                rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
+        return Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit());
     }
 
     /** The stored memories with these ids, by id; ids not stored are absent. */

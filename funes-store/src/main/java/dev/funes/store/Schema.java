@@ -343,7 +343,13 @@ final class Schema {
                             }
                             s.execute("UPDATE fts_rewrites SET n = n + 1 WHERE EXISTS (SELECT 1 FROM memories)");
                         }
-                    }));
+                    }),
+            // The rerank's neighbours (Neighbours) are the exchanges that begin just before and
+            // after one in its log file: with line_start in the index of source_path, each is one
+            // step of the index, not a sort of every memory of a long log. Same name.
+            new Migration(11, "the index of source_path also orders by line_start: a memory's neighbours are one step away",
+                    List.of("DROP INDEX IF EXISTS memories_source",
+                            "CREATE INDEX memories_source ON memories(source_path, line_start)")));
 
     /** The schema version this code writes and the newest it can read. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

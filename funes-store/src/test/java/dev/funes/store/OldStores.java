@@ -70,11 +70,22 @@ final class OldStores {
         }
     }
 
+    /** Undoes migration 11: the index of {@code source_path} without {@code line_start}. */
+    static void downgradeToVersion10(Path storeDir) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
+             Statement s = c.createStatement()) {
+            s.execute("DROP INDEX memories_source");
+            s.execute("CREATE INDEX memories_source ON memories(source_path)");
+            s.execute("PRAGMA user_version = 10");
+        }
+    }
+
     /**
-     * Undoes migration 10: the full-text index built from the memories' whole text (a passage's
+     * Undoes migrations 11 and 10: the full-text index built from the memories' whole text (a passage's
      * header with the request it quotes), and the identifier terms of that text.
      */
     static void downgradeToVersion9(Path storeDir) throws SQLException {
+        downgradeToVersion10(storeDir);
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + storeDir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement()) {
             for (String trigger : new String[] {"memories_fts_insert", "memories_fts_delete", "memories_fts_update"}) {

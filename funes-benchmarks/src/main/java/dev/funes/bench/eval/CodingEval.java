@@ -12,6 +12,7 @@ import dev.funes.ingest.Indexer;
 import dev.funes.ingest.LogFormat;
 import dev.funes.ingest.ParseResult;
 import dev.funes.store.FunesStore;
+import dev.funes.store.StoreOptions;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -210,17 +211,19 @@ final class CodingEval {
     /**
      * Indexes the fixtures into one store per model and scores every counted question with every
      * configuration of {@link Configs}.
+     *
+     * @param tuned the options of {@code hybrid min-max + rerank}
      */
-    static Result run(Prepared data, List<String> models, StoreDirs dirs, Path ranksFile, PrintStream log)
-            throws IOException {
+    static Result run(Prepared data, List<String> models, StoreDirs dirs, Path ranksFile, StoreOptions tuned,
+                      PrintStream log) throws IOException {
         try (PrintStream ranks = ranksFile == null ? null
                 : new PrintStream(Files.newOutputStream(ranksFile), true, StandardCharsets.UTF_8)) {
-            return run(data, models, dirs, ranks, log);
+            return run(data, models, dirs, ranks, tuned, log);
         }
     }
 
-    private static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream ranks, PrintStream log)
-            throws IOException {
+    private static Result run(Prepared data, List<String> models, StoreDirs dirs, PrintStream ranks,
+                              StoreOptions tuned, PrintStream log) throws IOException {
         List<String> configs = Configs.names(models);
         Map<String, Metrics.Mean> all = new LinkedHashMap<>();
         Map<String, Metrics.Mean> paraphrased = new LinkedHashMap<>();
@@ -249,7 +252,7 @@ final class CodingEval {
                 List<String> key = new ArrayList<>(data.memoryIds());
                 key.add(StoreDirs.codeOf(Indexer.class));
                 Path dir = dirs.dirFor("coding-passages", model, key);
-                List<Configs.Group> groups = Configs.groups(model, model.equals(models.get(0)));
+                List<Configs.Group> groups = Configs.groups(model, model.equals(models.get(0)), tuned);
                 String summary = "";
                 double build = 0;
                 double search = 0;

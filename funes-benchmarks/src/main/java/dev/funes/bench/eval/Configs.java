@@ -23,7 +23,8 @@ import java.util.List;
  *   <li>{@code hybrid RRF <model>}: reciprocal rank fusion (k = 60), no rerank stage;</li>
  *   <li>{@code hybrid min-max <model>}: min-max normalised score fusion, equal weights, no rerank;</li>
  *   <li>{@code hybrid min-max + rerank <model>}: the store's defaults
- *       ({@link StoreOptions#defaults()}), what a caller gets.</li>
+ *       ({@link StoreOptions#defaults()}), what a caller gets, unless the run changes its fusion
+ *       weights or neighbours' share ({@code --dense-weight}, {@code --neighbour-weight}).</li>
  * </ul>
  *
  * <p>Configurations sharing store options form one {@link Group}: the store is opened once per
@@ -76,8 +77,9 @@ final class Configs {
      * The groups measured with one model's store.
      *
      * @param withLexical whether this store also measures {@value #LEXICAL} (the first model's does)
+     * @param tuned       the options of {@code hybrid min-max + rerank}
      */
-    static List<Group> groups(String model, boolean withLexical) {
+    static List<Group> groups(String model, boolean withLexical, StoreOptions tuned) {
         StoreOptions plain = StoreOptions.builder().fusion(FusionOptions.RRF).rerank(RerankOptions.NONE).build();
         List<Config> first = new ArrayList<>();
         if (withLexical) {
@@ -89,7 +91,7 @@ final class Configs {
                 new Group("RRF, no rerank", plain, List.copyOf(first)),
                 new Group("min-max, no rerank", StoreOptions.builder().fusion(FusionOptions.MINMAX)
                         .rerank(RerankOptions.NONE).build(), List.of(new Config(minMax(model), Retrieval.HYBRID))),
-                new Group("defaults", StoreOptions.defaults(), List.of(new Config(rerank(model), Retrieval.HYBRID))));
+                new Group("defaults", tuned, List.of(new Config(rerank(model), Retrieval.HYBRID))));
     }
 
     /** The lexical group alone, for {@code --lexical-only}. */

@@ -1,6 +1,8 @@
 package dev.funes.bench.eval;
 
 import dev.funes.embed.BundledModel;
+import dev.funes.store.FusionOptions;
+import dev.funes.store.StoreOptions;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -10,9 +12,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -25,7 +29,7 @@ import java.util.Set;
  * funes-benchmarks/eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]
  *                       [--conversations conv-26,...] [--fixtures DIR] [--questions FILE]
  *                       [--cache DIR | --no-cache] [--lexical-only] [--split tune|heldout|all]
- *                       [--out FILE]
+ *                       [--dense-weight W] [--neighbour-weight W] [--out FILE] [--ranks FILE]
  * </pre>
  *
  * <p>Paths default to {@code ../shared/eval/locomo10.json} and {@code ../shared/fixtures} relative
@@ -49,7 +53,35 @@ public final class Evaluate {
     /** Options of one run; see the class comment. */
     record Options(Path locomo, Path fixtures, Path questions, List<String> models, Set<String> suites,
                    Set<String> conversations, Path cache, boolean lexicalOnly, Path out, LocomoEval.Split split,
-                   Path ranks) {
+                   Path ranks, Double denseWeight, double neighbourWeight) {
+
+        /**
+         * The store options of the {@code hybrid min-max + rerank} configuration: the store's
+         * defaults, with the dense weight (the lexical one is 1 minus it) and the neighbours' share
+         * given.
+         */
+        StoreOptions tuned() {
+            StoreOptions defaults = StoreOptions.defaults();
+            FusionOptions fusion = defaults.fusion();
+            if (denseWeight != null) {
+                fusion = new FusionOptions(FusionOptions.Method.MINMAX, denseWeight, 1 - denseWeight, fusion.rrfK());
+            }
+            return StoreOptions.builder().fusion(fusion).rerank(defaults.rerank().withNeighbourWeight(neighbourWeight))
+                    .build();
+        }
+
+        /** What {@link #tuned()} changes, for the report; empty for the defaults. */
+        String tunedLabel() {
+            List<String> changed = new ArrayList<>();
+            if (denseWeight != null) {
+                changed.add(String.format(Locale.ROOT, "fusion weights %s dense / %s lexical", denseWeight,
+                        Math.round((1 - denseWeight) * 1e9) / 1e9));
+            }
+            if (neighbourWeight > 0) {
+                changed.add("neighbour weight " + neighbourWeight);
+            }
+            return String.join(", ", changed);
+        }
 
         static Options parse(String[] args, Path root) {
             Path locomo = root.resolve("../shared/eval/locomo10.json");
@@ -63,6 +95,8 @@ public final class Evaluate {
             Path out = null;
             Path ranks = null;
             LocomoEval.Split split = LocomoEval.Split.ALL;
+            Double denseWeight = null;
+            double neighbourWeight = StoreOptions.defaults().rerank().neighbourWeight();
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -78,6 +112,8 @@ public final class Evaluate {
                     case "--out" -> out = Path.of(value(args, ++i, a));
                     case "--ranks" -> ranks = Path.of(value(args, ++i, a));
                     case "--split" -> split = LocomoEval.Split.of(value(args, ++i, a));
+                    case "--dense-weight" -> denseWeight = weight(value(args, ++i, a), a, 1);
+                    case "--neighbour-weight" -> neighbourWeight = weight(value(args, ++i, a), a, Double.MAX_VALUE);
                     case "--help", "-h" -> throw new HelpRequested();
                     default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
                 }
@@ -97,7 +133,21 @@ public final class Evaluate {
                 throw new IllegalArgumentException("--lexical-only applies to --suites locomo only");
             }
             return new Options(locomo, fixtures, questions, List.copyOf(models), Set.copyOf(suites),
-                    Set.copyOf(conversations), cache, lexicalOnly, out, split, ranks);
+                    Set.copyOf(conversations), cache, lexicalOnly, out, split, ranks, denseWeight, neighbourWeight);
+        }
+
+        private static double weight(String value, String option, double max) {
+            double w;
+            try {
+                w = Double.parseDouble(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " needs a number, was " + value);
+            }
+            if (!(w >= 0 && w <= max) || Double.isInfinite(w)) {
+                throw new IllegalArgumentException(option + " must be " + (max == 1 ? "from 0 to 1" : "finite and at least 0")
+                        + ", was " + value);
+            }
+            return w;
         }
 
         private static String value(String[] args, int i, String option) {
@@ -123,7 +173,8 @@ public final class Evaluate {
 
     static final String USAGE = "usage: eval [--models id,id,...] [--suites locomo,coding] [--locomo FILE]"
             + " [--conversations conv-26,...] [--fixtures DIR] [--questions FILE] [--cache DIR | --no-cache]"
-            + " [--lexical-only] [--split tune|heldout|all] [--out FILE] [--ranks FILE]\n"
+            + " [--lexical-only] [--split tune|heldout|all] [--dense-weight W] [--neighbour-weight W] [--out FILE]"
+            + " [--ranks FILE]\n"
             + "  --models         bundled model ids, comma-separated (default: the two MiniLMs and bge-small;"
             + " e5-small-v2-q when named)\n"
             + "  --suites         locomo, coding or both (default: both)\n"
@@ -136,6 +187,12 @@ public final class Evaluate {
             + "  --lexical-only   LoCoMo with BM25 only (the store is still built with the first model)\n"
             + "  --split          LoCoMo questions in the main tables: tune (1st, 3rd, ... question of each conversation),\n"
             + "                   heldout (2nd, 4th, ...) or all (default); a table of both halves is always printed\n"
+            + "  --dense-weight   hybrid min-max + rerank: the dense side's fusion weight, 0 to 1, the lexical side's"
+            + " 1 minus it\n"
+            + "                   (default: the store's, 0.4)\n"
+            + "  --neighbour-weight  hybrid min-max + rerank: the share of its better neighbour's score an exchange"
+            + " gains\n"
+            + "                   (default: the store's, 0)\n"
             + "  --out            also write the Markdown report to this file\n"
             + "  --ranks          coding: write each question's first answering rank and top 5 hits per configuration\n"
             + "                   to this file (tab-separated), to see why a question is missed";
@@ -176,7 +233,8 @@ public final class Evaluate {
     /** Runs the suites the options ask for; returns the Markdown report. */
     static String run(Options options, String command, PrintStream log) throws IOException {
         Report report = new Report();
-        report.header(command, options.lexicalOnly() ? options.models().subList(0, 1) : options.models());
+        report.header(command, options.lexicalOnly() ? options.models().subList(0, 1) : options.models(),
+                options.tunedLabel());
         try (StoreDirs dirs = new StoreDirs(options.cache())) {
             if (options.suites().contains("locomo")) {
                 if (!Files.isRegularFile(options.locomo())) {
@@ -186,14 +244,15 @@ public final class Evaluate {
                 LocomoEval.Prepared data = LocomoEval.prepare(options.locomo(), options.conversations());
                 log.printf("locomo: %d conversations, %d turns, %d questions scored%n", data.conversations().size(),
                         data.memories().size(), data.items().size());
-                report.locomo(data, LocomoEval.run(data, options.models(), dirs, options.split(), options.lexicalOnly(), log));
+                report.locomo(data, LocomoEval.run(data, options.models(), dirs, options.split(), options.lexicalOnly(),
+                        options.tuned(), log));
             }
             if (options.suites().contains("coding")) {
                 List<CodingQuestions.Question> questions = questions(options.questions());
                 CodingEval.Prepared data = CodingEval.prepare(options.fixtures(), questions);
                 log.printf("coding: %d questions, %d counted, %d skipped; %d memories%n", questions.size(),
                         data.counted().size(), data.skipped().size(), data.memoryIds().size());
-                report.coding(data, CodingEval.run(data, options.models(), dirs, options.ranks(), log));
+                report.coding(data, CodingEval.run(data, options.models(), dirs, options.ranks(), options.tuned(), log));
             }
         }
         return report.text();

@@ -7,6 +7,7 @@ import dev.funes.MemoryStore;
 import dev.funes.Provenance;
 import dev.funes.embed.Embedders;
 import dev.funes.store.FunesStore;
+import dev.funes.store.StoreOptions;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -302,9 +303,10 @@ final class LocomoEval {
      * @param split       which questions {@link Result#scores()} covers
      * @param lexicalOnly score only the lexical ranking (the store is still built: the store
      *                    embeds what it stores)
+     * @param tuned       the options of {@code hybrid min-max + rerank}
      */
     static Result run(Prepared data, List<String> models, StoreDirs dirs, Split split, boolean lexicalOnly,
-                      PrintStream log) throws IOException {
+                      StoreOptions tuned, PrintStream log) throws IOException {
         Map<String, Map<Integer, Metrics.Mean>> scores = new LinkedHashMap<>();
         Map<String, Metrics.Mean[]> halves = new LinkedHashMap<>();
         for (String config : lexicalOnly ? List.of(LEXICAL) : Configs.names(models)) {
@@ -317,7 +319,7 @@ final class LocomoEval {
             try (Embedder embedder = Embedders.forModelId(model)) {
                 Path dir = dirs.dirFor("locomo", model, ids);
                 List<Configs.Group> groups = lexicalOnly ? Configs.lexicalOnly()
-                        : Configs.groups(model, model.equals(models.get(0)));
+                        : Configs.groups(model, model.equals(models.get(0)), tuned);
                 int embedded = 0;
                 double build = 0;
                 double search = 0;

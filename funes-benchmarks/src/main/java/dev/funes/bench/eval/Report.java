@@ -27,7 +27,7 @@ final class Report {
     }
 
     /** The run's header: when, how, where. */
-    void header(String command, List<String> models) {
+    void header(String command, List<String> models, String tuned) {
         line("# Funes retrieval evaluation").line("");
         line("- date: %s", Instant.now().truncatedTo(ChronoUnit.SECONDS));
         line("- command: `%s`", command);
@@ -37,6 +37,9 @@ final class Report {
                 System.getProperty("java.runtime.version", System.getProperty("java.version")),
                 System.getProperty("java.vm.vendor"), Runtime.getRuntime().maxMemory() >> 20);
         line("- models: %s", String.join(", ", models));
+        if (!tuned.isEmpty()) {
+            line("- `hybrid min-max + rerank` with the store's defaults but %s", tuned);
+        }
         line("");
     }
 

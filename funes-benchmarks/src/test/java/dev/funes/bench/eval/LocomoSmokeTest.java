@@ -1,6 +1,7 @@
 package dev.funes.bench.eval;
 
 import dev.funes.embed.BundledModel;
+import dev.funes.store.StoreOptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -35,7 +36,7 @@ class LocomoSmokeTest {
         LocomoEval.Result result;
         try (StoreDirs dirs = new StoreDirs(null)) {
             result = LocomoEval.run(data, List.of(BundledModel.DEFAULT.id()), dirs, LocomoEval.Split.ALL, true,
-                    new PrintStream(log, true, StandardCharsets.UTF_8));
+                    StoreOptions.defaults(), new PrintStream(log, true, StandardCharsets.UTF_8));
         }
         assertThat(result.scores()).containsOnlyKeys(LocomoEval.LEXICAL);
         Map<Integer, Metrics.Mean> byCategory = result.scores().get(LocomoEval.LEXICAL);
