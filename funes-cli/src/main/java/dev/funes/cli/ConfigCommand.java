@@ -63,6 +63,13 @@ final class ConfigCommand implements Callable<Integer> {
                 ruleSources.isEmpty() ? "default: the built-in rules only" : "built-in rules, then " + String.join("; ", ruleSources)));
         rows.add(config.team().map(t -> new Row(FunesConfig.TEAM, List.of(t.value().toString()), t.source()))
                 .orElseGet(() -> new Row(FunesConfig.TEAM, List.of(), "default: none (funes mcp searches the local store only)")));
+        rows.add(config.denseWeight().map(w -> new Row(FunesConfig.DENSE_WEIGHT, List.of(number(w.value())), w.source()))
+                .orElseGet(() -> new Row(FunesConfig.DENSE_WEIGHT,
+                        List.of(number(dev.funes.store.StoreOptions.defaults().fusion().denseWeight())), "default")));
+        rows.add(config.neighbourWeight()
+                .map(w -> new Row(FunesConfig.NEIGHBOUR_WEIGHT, List.of(number(w.value())), w.source()))
+                .orElseGet(() -> new Row(FunesConfig.NEIGHBOUR_WEIGHT,
+                        List.of(number(dev.funes.store.StoreOptions.defaults().rerank().neighbourWeight())), "default")));
         FunesConfig.Setting<Path> userFile = config.userFileState();
         FunesConfig.Setting<Path> storeFile = config.storeFileState();
         PrintWriter out = spec.commandLine().getOut();
@@ -108,6 +115,11 @@ final class ConfigCommand implements Callable<Integer> {
         }
         return configured.map(c -> new Row(FunesConfig.MODEL, List.of(c.value()), c.source()))
                 .orElseGet(() -> new Row(FunesConfig.MODEL, List.of(BundledModel.DEFAULT.id()), "default"));
+    }
+
+    /** A weight as a person writes it: {@code 0.4}, {@code 0}. */
+    private static String number(double value) {
+        return java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
 
     private static List<String> strings(List<Path> paths) {

@@ -15,17 +15,31 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One {@code config.toml} of Funes: top-level keys whose values are strings or arrays of strings.
- * Anything else (a table, an unknown key, a number where a string belongs, a key given twice) is
- * an error naming the file and line, so a typo is never silently ignored.
+ * One {@code config.toml} of Funes: top-level keys whose values are strings, arrays of strings or
+ * numbers. Anything else (a table, an unknown key, a number where a string belongs, a key given
+ * twice) is an error naming the file and line, so a typo is never silently ignored.
  */
 final class ConfigFile {
+
+    /** What a key's value is. */
+    enum Type {
+        /** One string. */
+        STRING,
+        /** An array of strings. */
+        STRINGS,
+        /** A number, integer or decimal ({@code 0.25}, {@code 1}, {@code 2.5e-1}). */
+        NUMBER
+    }
+
+    /** A TOML integer or float, without underscores, {@code inf} or {@code nan}. */
+    private static final java.util.regex.Pattern NUMBER =
+            java.util.regex.Pattern.compile("[+-]?\\d+(\\.\\d+)?([eE][+-]?\\d+)?");
 
     /**
      * One key's value where the file sets it.
      *
      * @param key    the key
-     * @param values the string, or the array's strings in order
+     * @param values the string, the array's strings in order, or the number as written
      * @param array  whether the value is an array
      * @param file   the file
      * @param line   1-based line of the key
@@ -49,10 +63,10 @@ final class ConfigFile {
     /**
      * Reads {@code file} if it exists.
      *
-     * @param keys the keys this file may set, each mapped to whether its value is an array
+     * @param keys the keys this file may set, each mapped to what its value is
      * @throws FunesException {@code FILE:LINE: reason} when the file is not such a config
      */
-    static Optional<ConfigFile> read(Path file, Map<String, Boolean> keys) {
+    static Optional<ConfigFile> read(Path file, Map<String, Type> keys) {
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file))).toString();
@@ -74,16 +88,16 @@ final class ConfigFile {
                         + String.join(", ", keys.keySet()) + ")");
             }
             String key = String.join(".", statement.path());
-            Boolean array = keys.get(key);
-            if (array == null) {
+            Type type = keys.get(key);
+            if (type == null) {
                 throw new FunesException(where + ": unknown key '" + key + "'; known: " + String.join(", ", keys.keySet()));
             }
             if (entries.containsKey(key)) {
                 throw new FunesException(where + ": '" + key + "' is set twice (first on line " + entries.get(key).line() + ")");
             }
             String value = text.substring(statement.valueStart(), statement.end());
-            List<String> values = new Values(value, where).parse(array, key);
-            entries.put(key, new Entry(key, values, array, file, statement.line()));
+            List<String> values = new Values(value, where).parse(type, key);
+            entries.put(key, new Entry(key, values, type == Type.STRINGS, file, statement.line()));
         }
         return Optional.of(new ConfigFile(file, entries));
     }
@@ -103,7 +117,7 @@ final class ConfigFile {
         return entries.keySet();
     }
 
-    /** Reads one value: a TOML string, or an array of strings. */
+    /** Reads one value: a TOML string, an array of strings, or a number. */
     private static final class Values {
         private final String text;
         private final String where;
@@ -114,8 +128,14 @@ final class ConfigFile {
             this.where = where;
         }
 
-        List<String> parse(boolean array, String key) {
-            if (!array) {
+        List<String> parse(Type type, String key) {
+            if (type == Type.NUMBER) {
+                if (!NUMBER.matcher(text).matches()) {
+                    throw new FunesException(where + ": '" + key + "' takes a number, such as 0.25, not " + text);
+                }
+                return List.of(text);
+            }
+            if (type == Type.STRING) {
                 if (text.isEmpty() || (text.charAt(0) != '"' && text.charAt(0) != '\'')) {
                     throw new FunesException(where + ": '" + key + "' takes a string in quotes, not " + text);
                 }

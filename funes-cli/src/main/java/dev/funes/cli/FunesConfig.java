@@ -2,6 +2,8 @@ package dev.funes.cli;
 
 import dev.funes.FunesException;
 import dev.funes.embed.BundledModel;
+import dev.funes.store.FusionOptions;
+import dev.funes.store.RerankOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,9 +27,11 @@ final class FunesConfig {
     static final String MODEL = "model";
     static final String REDACTION_RULES = "redaction-rules";
     static final String TEAM = "team";
+    static final String DENSE_WEIGHT = "dense-weight";
+    static final String NEIGHBOUR_WEIGHT = "neighbour-weight";
 
-    /** The keys, each with whether its value is an array, in the order {@code funes config} shows them. */
-    private static final Map<String, Boolean> KEYS = keys();
+    /** The keys, each with what its value is, in the order {@code funes config} shows them. */
+    private static final Map<String, ConfigFile.Type> KEYS = keys();
 
     /**
      * A value and where it came from.
@@ -50,13 +54,15 @@ final class FunesConfig {
         this.store = store;
     }
 
-    private static Map<String, Boolean> keys() {
-        Map<String, Boolean> keys = new LinkedHashMap<>();
-        keys.put(STORE, false);
-        keys.put(INDEX_PATHS, true);
-        keys.put(MODEL, false);
-        keys.put(REDACTION_RULES, false);
-        keys.put(TEAM, false);
+    private static Map<String, ConfigFile.Type> keys() {
+        Map<String, ConfigFile.Type> keys = new LinkedHashMap<>();
+        keys.put(STORE, ConfigFile.Type.STRING);
+        keys.put(INDEX_PATHS, ConfigFile.Type.STRINGS);
+        keys.put(MODEL, ConfigFile.Type.STRING);
+        keys.put(REDACTION_RULES, ConfigFile.Type.STRING);
+        keys.put(TEAM, ConfigFile.Type.STRING);
+        keys.put(DENSE_WEIGHT, ConfigFile.Type.NUMBER);
+        keys.put(NEIGHBOUR_WEIGHT, ConfigFile.Type.NUMBER);
         return keys;
     }
 
@@ -145,6 +151,48 @@ final class FunesConfig {
             } catch (IllegalArgumentException ex) {
                 throw new FunesException(e.where() + ": " + ex.getMessage());
             }
+        });
+    }
+
+    /**
+     * The dense side's weight in the fusion of a search, from 0 to 1; the lexical side's is 1 minus
+     * it (the default is {@link FusionOptions#MINMAX}'s 0.4).
+     *
+     * @throws FunesException naming the file and line of a value out of range
+     */
+    Optional<Setting<Double>> denseWeight() {
+        return number(DENSE_WEIGHT, 1);
+    }
+
+    /**
+     * The share of its better neighbour's score an exchange gains in a search, at least 0
+     * ({@link dev.funes.store.RerankOptions#neighbourWeight()}; the default is 0).
+     *
+     * @throws FunesException naming the file and line of a negative value
+     */
+    Optional<Setting<Double>> neighbourWeight() {
+        return number(NEIGHBOUR_WEIGHT, Double.MAX_VALUE);
+    }
+
+    /**
+     * The search options the files set, on top of the store's defaults: the fusion's weights and
+     * the neighbours' share.
+     */
+    dev.funes.store.StoreOptions.Builder searchOptions(dev.funes.store.StoreOptions.Builder builder) {
+        denseWeight().ifPresent(w -> builder.fusion(new FusionOptions(FusionOptions.Method.MINMAX, w.value(),
+                1 - w.value(), FusionOptions.DEFAULT_RRF_K)));
+        neighbourWeight().ifPresent(w -> builder.rerank(RerankOptions.DEFAULT.withNeighbourWeight(w.value())));
+        return builder;
+    }
+
+    private Optional<Setting<Double>> number(String key, double max) {
+        return entry(key).map(e -> {
+            double value = Double.parseDouble(e.values().get(0));
+            if (!(value >= 0 && value <= max) || Double.isInfinite(value)) {
+                throw new FunesException(e.where() + ": '" + key + "' must be " + (max == 1 ? "from 0 to 1" : "at least 0")
+                        + ", was " + e.values().get(0));
+            }
+            return new Setting<>(value, e.where());
         });
     }
 

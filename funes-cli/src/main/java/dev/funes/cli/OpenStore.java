@@ -87,7 +87,7 @@ record OpenStore(Embedder embedder, MemoryStore store, Redactor redactor) implem
         Embedder embedder = embedder(modelId, vectors);
         try {
             return new OpenStore(embedder,
-                    FunesStore.open(dir, embedder, StoreOptions.builder().redactor(redactor)
+                    FunesStore.open(dir, embedder, config.searchOptions(StoreOptions.builder()).redactor(redactor)
                             .indexOnFirstUse(indexOnFirstUse).build()), redactor);
         } catch (RuntimeException e) {
             embedder.close();

@@ -26,7 +26,8 @@ class ConfigTest {
 
     private static final Path SAMPLE = Path.of("../examples/demo-session/sample-session.jsonl");
     private static final Duration PATIENCE = Duration.ofMinutes(3);
-    private static final Map<String, Boolean> KEYS = Map.of("store", false, "index-paths", true);
+    private static final Map<String, ConfigFile.Type> KEYS = Map.of("store", ConfigFile.Type.STRING,
+            "index-paths", ConfigFile.Type.STRINGS, "neighbour-weight", ConfigFile.Type.NUMBER);
 
     @Test
     void theUsersConfigSetsStoreRootsModelAndRulesAndFlagsOverrideIt(@TempDir Path home) throws Exception {
@@ -151,6 +152,79 @@ class ConfigTest {
         assertThat(config.entry("store").orElseThrow().line()).isEqualTo(2);
         assertThat(config.entry("index-paths").orElseThrow().values()).containsExactly("a", "b", "c#not-a-comment");
         assertThat(ConfigFile.read(dir.resolve("absent.toml"), KEYS)).isEmpty();
+        Files.writeString(file, "neighbour-weight = 2.5e-1   # a quarter\n");
+        assertThat(ConfigFile.read(file, KEYS).orElseThrow().entry("neighbour-weight").orElseThrow().values())
+                .containsExactly("2.5e-1");
+    }
+
+    @Test
+    void aStoresConfigSetsTheSearchWeightsAndAWeightOutOfRangeNamesItsLine(@TempDir Path dir) throws IOException {
+        Path store = dir.resolve("store");
+        assertThat(cli("index", "--store", store.toString(), "--index-path", SAMPLE.toString())).contains("1 indexed");
+        String defaults = cli("config", "--store", store.toString());
+        assertThat(lineOf(defaults, "dense-weight")).contains("0.4", "default");
+        assertThat(lineOf(defaults, "neighbour-weight")).contains("0", "default");
+        JsonNode hybrid = HitJson.MAPPER.readTree(cli("search", "--store", store.toString(), "--json",
+                "how are the tests run"));
+        JsonNode words = HitJson.MAPPER.readTree(cli("search", "--store", store.toString(), "--json", "--retrieval",
+                "lexical", "-n", "20", "tests run session"));
+        // Each side's part is its weight times a score rescaled to 0..1.
+        assertThat(largest(hybrid, "dense")).isGreaterThan(0).isLessThanOrEqualTo(0.4 + 1e-9);
+        assertThat(largest(hybrid, "lexical")).isGreaterThan(0.4 + 1e-9).isLessThanOrEqualTo(0.6 + 1e-9);
+
+        Path own = store.resolve("config.toml");
+        Files.writeString(own, "# a store of conversation\ndense-weight = 0.6\nneighbour-weight = 0.25\n");
+        JsonNode shown = HitJson.MAPPER.readTree(cli("config", "--json", "--store", store.toString()));
+        assertThat(shown.path("dense-weight").path("value").asText()).isEqualTo("0.6");
+        assertThat(shown.path("dense-weight").path("source").asText()).isEqualTo(own + ":2");
+        assertThat(shown.path("neighbour-weight").path("value").asText()).isEqualTo("0.25");
+        assertThat(shown.path("neighbour-weight").path("source").asText()).isEqualTo(own + ":3");
+        JsonNode hybridNow = HitJson.MAPPER.readTree(cli("search", "--store", store.toString(), "--json",
+                "how are the tests run"));
+        assertThat(largest(hybridNow, "dense")).isGreaterThan(0.4 + 1e-9).isLessThanOrEqualTo(0.6 + 1e-9);
+        assertThat(largest(hybridNow, "lexical")).isGreaterThan(0).isLessThanOrEqualTo(0.4 + 1e-9);
+        // Exchanges next to ranked ones gain a share of their scores: the rerank parts grow.
+        JsonNode wordsNow = HitJson.MAPPER.readTree(cli("search", "--store", store.toString(), "--json", "--retrieval",
+                "lexical", "-n", "20", "tests run session"));
+        Map<String, Double> before = new java.util.HashMap<>();
+        words.forEach(h -> before.put(h.path("id").asText(), h.path("scoreParts").path("rerank").asDouble()));
+        double gained = 0;
+        for (JsonNode h : wordsNow) {
+            gained = Math.max(gained, h.path("scoreParts").path("rerank").asDouble()
+                    - before.getOrDefault(h.path("id").asText(), Double.NaN));
+        }
+        assertThat(gained).as("some exchange gained its neighbour's share").isGreaterThan(0);
+
+        Files.writeString(own, "dense-weight = 0.6\nneighbour-weight = -0.5\n");
+        StringWriter err = new StringWriter();
+        int status = Main.run(new String[] {"search", "--store", store.toString(), "tests"},
+                new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString()).contains(own + ":2: 'neighbour-weight' must be at least 0, was -0.5");
+        Files.writeString(own, "dense-weight = 1.5\n");
+        err = new StringWriter();
+        status = Main.run(new String[] {"config", "--store", store.toString()},
+                new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString()).contains(own + ":1: 'dense-weight' must be from 0 to 1, was 1.5");
+    }
+
+    /** The largest score part {@code part} among the hits of {@code search --json}. */
+    private static double largest(JsonNode hits, String part) {
+        double largest = 0;
+        for (JsonNode h : hits) {
+            largest = Math.max(largest, h.path("scoreParts").path(part).asDouble());
+        }
+        return largest;
+    }
+
+    /** {@code funes ARGS} in this process; fails unless it succeeds; returns what it printed. */
+    private static String cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        assertThat(status).as(String.join(" ", args) + ": " + err).isZero();
+        return out.toString();
     }
 
     @Test
@@ -164,7 +238,9 @@ class ConfigTest {
                 "[funes]\nstore = \"a\"\n", ":1: tables are not used in a Funes config",
                 "store = \"a\"\nstore = \"b\"\n", ":2: 'store' is set twice (first on line 1)",
                 "store = \"C:\\dev\"\n", ":1: unknown escape \\d (write a Windows path in",
-                "store = \"a\n", ":1:");
+                "store = \"a\n", ":1:",
+                "neighbour-weight = \"0.25\"\n", ":1: 'neighbour-weight' takes a number, such as 0.25, not \"0.25\"",
+                "neighbour-weight = .5\n", ":1: 'neighbour-weight' takes a number");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Files.writeString(file, c.getKey());
             assertThatThrownBy(() -> ConfigFile.read(file, KEYS)).as(c.getKey())

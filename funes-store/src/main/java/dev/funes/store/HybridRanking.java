@@ -14,8 +14,10 @@ import java.util.function.Function;
  * The ranking half of a {@link FunesStore} search, for stores whose candidates come from
  * elsewhere (a search engine holding the memories): the dense and lexical candidate lists fused
  * ({@link FusionOptions}), reranked ({@link RerankOptions}) and passages rolled up to their
- * memories, exactly as a local search does. Also the terms a local store indexes and queries,
- * so that another engine can index and query the same ones.
+ * memories, exactly as a local search does, but for the neighbours' share
+ * ({@link RerankOptions#neighbourWeight()}), which reads a local store's index of log lines and is
+ * not applied here. Also the terms a local store indexes and queries, so that another engine can
+ * index and query the same ones.
  *
  * <p>One instance per search; not thread-safe.
  */
@@ -89,7 +91,7 @@ public final class HybridRanking {
 
     /**
      * The best hits, at most the request's limit: the candidates fused, reranked, passages rolled
-     * up to their memories.
+     * up to their memories (no neighbours' share, above).
      *
      * @param owners reads the memories that passages belong to, by id (ids not stored absent)
      */
