@@ -63,13 +63,9 @@ final class ConfigCommand implements Callable<Integer> {
                 ruleSources.isEmpty() ? "default: the built-in rules only" : "built-in rules, then " + String.join("; ", ruleSources)));
         rows.add(config.team().map(t -> new Row(FunesConfig.TEAM, List.of(t.value().toString()), t.source()))
                 .orElseGet(() -> new Row(FunesConfig.TEAM, List.of(), "default: none (funes mcp searches the local store only)")));
-        rows.add(config.denseWeight().map(w -> new Row(FunesConfig.DENSE_WEIGHT, List.of(number(w.value())), w.source()))
-                .orElseGet(() -> new Row(FunesConfig.DENSE_WEIGHT,
-                        List.of(number(dev.funes.store.StoreOptions.defaults().fusion().denseWeight())), "default")));
-        rows.add(config.neighbourWeight()
-                .map(w -> new Row(FunesConfig.NEIGHBOUR_WEIGHT, List.of(number(w.value())), w.source()))
-                .orElseGet(() -> new Row(FunesConfig.NEIGHBOUR_WEIGHT,
-                        List.of(number(dev.funes.store.StoreOptions.defaults().rerank().neighbourWeight())), "default")));
+        dev.funes.store.StoreOptions defaults = dev.funes.store.StoreOptions.defaults();
+        rows.add(weight(FunesConfig.DENSE_WEIGHT, config.denseWeight(), defaults.fusion().denseWeight()));
+        rows.add(weight(FunesConfig.NEIGHBOUR_WEIGHT, config.neighbourWeight(), defaults.rerank().neighbourWeight()));
         FunesConfig.Setting<Path> userFile = config.userFileState();
         FunesConfig.Setting<Path> storeFile = config.storeFileState();
         PrintWriter out = spec.commandLine().getOut();
@@ -115,6 +111,12 @@ final class ConfigCommand implements Callable<Integer> {
         }
         return configured.map(c -> new Row(FunesConfig.MODEL, List.of(c.value()), c.source()))
                 .orElseGet(() -> new Row(FunesConfig.MODEL, List.of(BundledModel.DEFAULT.id()), "default"));
+    }
+
+    /** A weight's row: the config's value and line, else the store's default. */
+    private static Row weight(String name, Optional<FunesConfig.Setting<Double>> configured, double fallback) {
+        return configured.map(w -> new Row(name, List.of(number(w.value())), w.source()))
+                .orElseGet(() -> new Row(name, List.of(number(fallback)), "default"));
     }
 
     /** A weight as a person writes it: {@code 0.4}, {@code 0}. */

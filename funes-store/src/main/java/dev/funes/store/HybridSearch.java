@@ -144,13 +144,11 @@ final class HybridSearch {
         List<Fusion.Candidate> fused = fusion.ranked();
         RerankOptions rerank = options.rerank();
         List<SearchHit> ranked = Rerank.apply(fused, queryTerms, rerank, fused.size());
-        if (rerank.neighbourWeight() == 0) {
-            return Rollup.apply(ranked, request.limit(), rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
-        }
+        boolean neighbours = rerank.neighbourWeight() > 0;
         // An exchange's neighbours count among the best `depth` memories, however few hits are asked for.
-        List<SearchHit> memories = Rollup.apply(ranked, Math.max(request.limit(), rerank.depth()),
-                rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
-        return Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit());
+        List<SearchHit> memories = Rollup.apply(ranked, neighbours ? Math.max(request.limit(), rerank.depth())
+                : request.limit(), rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
+        return neighbours ? Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit()) : memories;
     }
 
     /** The stored memories with these ids, by id; ids not stored are absent. */

@@ -137,16 +137,9 @@ class NeighboursTest {
         }
         assertThat(indexColumns(dir)).containsExactly("source_path", "line_start");
         // Each neighbour is one step of that index, not a sort of the log's memories.
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN SELECT id FROM memories WHERE source_path = 'x'"
-                     + " AND line_start < 5 AND kind = 'exchange' ORDER BY line_start DESC LIMIT 1")) {
-            StringBuilder plan = new StringBuilder();
-            while (rs.next()) {
-                plan.append(rs.getString("detail")).append('\n');
-            }
-            assertThat(plan.toString()).contains("USING INDEX memories_source").doesNotContain("TEMP B-TREE");
-        }
+        String plan = String.join("\n", column(dir, "EXPLAIN QUERY PLAN SELECT id FROM memories WHERE source_path = 'x'"
+                + " AND line_start < 5 AND kind = 'exchange' ORDER BY line_start DESC LIMIT 1", "detail"));
+        assertThat(plan).contains("USING INDEX memories_source").doesNotContain("TEMP B-TREE");
     }
 
     @Test
@@ -173,15 +166,20 @@ class NeighboursTest {
     }
 
     private static List<String> indexColumns(Path dir) throws SQLException {
-        List<String> columns = new ArrayList<>();
+        return column(dir, "PRAGMA index_info(memories_source)", "name");
+    }
+
+    /** The values of one column of a statement's rows, read from the store's database. */
+    private static List<String> column(Path dir, String sql, String column) throws SQLException {
+        List<String> values = new ArrayList<>();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(SqliteMemoryStore.DATABASE_FILE));
              Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("PRAGMA index_info(memories_source)")) {
+             ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
-                columns.add(rs.getString("name"));
+                values.add(rs.getString(column));
             }
         }
-        return columns;
+        return values;
     }
 
     /** Writes one turn per line and returns the file. */
