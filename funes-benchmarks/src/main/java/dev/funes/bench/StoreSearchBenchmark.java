@@ -54,6 +54,13 @@ public class StoreSearchBenchmark {
     @Param("full")
     public String source;
 
+    /**
+     * How the store's rows are laid out ({@link StoreCorpus.Shape}): {@code memories} (every row an
+     * exchange) or {@code passages} (exchanges with their passages, which searches roll up).
+     */
+    @Param("memories")
+    public String shape;
+
     /** Held-out queries, searched in turn. */
     @Param("500")
     public int queries;
@@ -109,7 +116,8 @@ public class StoreSearchBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         filters = filters(filter);
-        Path dir = storeDir(source, size, seed);
+        StoreCorpus.Shape layout = StoreCorpus.Shape.of(shape);
+        Path dir = storeDir(source, size, seed, layout);
         // Once the store is built only the held-out questions are needed, and they do not depend
         // on the size: a small sample brings them without a million vectors on the heap, so the
         // heap printed (and an -Xmx given to the fork) is the store's own.
@@ -118,7 +126,7 @@ public class StoreSearchBenchmark {
                 BuildCorpus.sharedDir(), BuildCorpus.cacheDir(), System.out);
         embedder = Embedders.bundled(BundledModel.DEFAULT);
         if (!built) {
-            StoreCorpus.ensure(corpus, dir, embedder, batch(size), System.out);
+            StoreCorpus.ensure(corpus, dir, embedder, batch(size), layout, System.out);
         }
         StoreOptions.Builder options = StoreOptions.builder();
         if (lexicalBudget >= 0) {
@@ -172,7 +180,13 @@ public class StoreSearchBenchmark {
 
     /** Where the store of a corpus lives: in the corpus cache. */
     static Path storeDir(String source, int size, long seed) {
-        return BuildCorpus.cacheDir().resolve(String.format(Locale.ROOT, "store-%s-n%d-s%d", source, size, seed));
+        return storeDir(source, size, seed, StoreCorpus.Shape.MEMORIES);
+    }
+
+    /** Where the store of a corpus in the given shape lives: in the corpus cache. */
+    static Path storeDir(String source, int size, long seed, StoreCorpus.Shape shape) {
+        return BuildCorpus.cacheDir().resolve(String.format(Locale.ROOT, "store-%s-n%d-s%d%s", source, size, seed,
+                shape.suffix()));
     }
 
     /**
