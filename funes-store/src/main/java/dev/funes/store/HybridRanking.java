@@ -23,6 +23,9 @@ import java.util.function.Function;
  */
 public final class HybridRanking {
 
+    /** Candidates each list brings per hit asked for, beyond {@link StoreOptions#candidates()}. */
+    static final int CANDIDATES_PER_HIT = 5;
+
     private final SearchRequest request;
     private final StoreOptions options;
     private final Fusion fusion;
@@ -40,10 +43,12 @@ public final class HybridRanking {
 
     /**
      * How many candidates each list should bring: at least {@link StoreOptions#candidates()},
-     * ten per hit asked for (filters and the passage rollup thin them).
+     * five per hit asked for (passages roll up to fewer memories). With the default 100 every
+     * search of up to 20 hits fuses the same lists, so its first hits do not depend on how many
+     * were asked for: min-max fusion rescales each list by its last candidate.
      */
     public static int candidates(SearchRequest request, StoreOptions options) {
-        return Math.max(options.candidates(), 10 * request.limit());
+        return Math.max(options.candidates(), CANDIDATES_PER_HIT * request.limit());
     }
 
     /**

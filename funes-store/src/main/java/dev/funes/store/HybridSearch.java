@@ -46,7 +46,7 @@ final class HybridSearch {
     List<SearchHit> search(SearchRequest request) {
         Objects.requireNonNull(request, "request");
         return db.whileOpen(() -> {
-            int k = Math.max(options.candidates(), 10 * request.limit());
+            int k = HybridRanking.candidates(request, options);
             try {
                 return db.readOpen("search", c -> search(c, request, k));
             } catch (UncheckedIOException e) {

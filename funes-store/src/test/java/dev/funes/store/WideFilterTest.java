@@ -69,7 +69,7 @@ class WideFilterTest {
         List<SearchRequest> requests = new ArrayList<>();
         for (String q : QUERIES) {
             for (Retrieval retrieval : List.of(Retrieval.DENSE, Retrieval.HYBRID)) {
-                for (int limit : List.of(1, 5)) {
+                for (int limit : List.of(1, 10)) { // 10 and 50 candidates a list
                     List<SearchRequest.Builder> builders = new ArrayList<>();
                     builders.add(SearchRequest.builder(q).agent("claude-code"));
                     builders.add(SearchRequest.builder(q).kinds(MemoryKind.EXCHANGE));
