@@ -75,13 +75,16 @@ public final class StoreCorpus {
 
     /** The memory made of corpus vector {@code i}. */
     static Memory memory(VectorCorpus corpus, int i) {
-        Instant at = START.plusSeconds(60L * i);
-        return Memory.builder(MemoryKind.EXCHANGE, corpus.agent(i), corpus.text(i))
+        return row(MemoryKind.EXCHANGE, corpus, i, corpus.text(i), START.plusSeconds(60L * i), i / SESSION).build();
+    }
+
+    /** A memory of corpus row {@code i}, with the row's id and agent, in session number {@code session}. */
+    private static Memory.Builder row(MemoryKind kind, VectorCorpus corpus, int i, String text, Instant at, int session) {
+        return Memory.builder(kind, corpus.agent(i), text)
                 .id(String.format(Locale.ROOT, "bench-%08d", i))
                 .project("funes-bench")
-                .session(String.format(Locale.ROOT, "bench-session-%06d", i / SESSION))
-                .time(at, at)
-                .build();
+                .session(String.format(Locale.ROOT, "bench-session-%06d", session))
+                .time(at, at);
     }
 
     /**
@@ -101,7 +104,7 @@ public final class StoreCorpus {
                 rendering.append(i % 2 == 1 ? "\n[Bash] run → ok:\n    " : "\nAssistant: ").append(corpus.text(i));
             }
             String text = rendering.length() > EXCHANGE_CHARS ? rendering.substring(0, EXCHANGE_CHARS) : rendering.toString();
-            Memory exchange = grouped(MemoryKind.EXCHANGE, corpus, first, text, at, group)
+            Memory exchange = row(MemoryKind.EXCHANGE, corpus, first, text, at, group / GROUP_SESSION)
                     .provenance(new Provenance(log, line, line + end - first - 1, 0, 0, List.of()))
                     .build();
             memories.add(exchange);
@@ -111,7 +114,7 @@ public final class StoreCorpus {
             for (int i = first + 1; i < end; i++) {
                 boolean output = i % 2 == 1;
                 String header = output ? "Result of [Bash] run" : "Assistant \u00b7 " + date + " \u00b7 on: " + request;
-                Memory.Builder passage = grouped(MemoryKind.PASSAGE, corpus, i, header + "\n" + corpus.text(i), at, group)
+                Memory.Builder passage = row(MemoryKind.PASSAGE, corpus, i, header + "\n" + corpus.text(i), at, group / GROUP_SESSION)
                         .provenance(new Provenance(log, line + i - first, line + i - first, 0, 0, List.of()))
                         .metadata(Memory.PASSAGE_OF, exchange.id());
                 if (output) {
@@ -121,14 +124,6 @@ public final class StoreCorpus {
                 vectors.add(corpus.vector(output ? first : i));
             }
         }
-    }
-
-    private static Memory.Builder grouped(MemoryKind kind, VectorCorpus corpus, int i, String text, Instant at, int group) {
-        return Memory.builder(kind, corpus.agent(i), text)
-                .id(String.format(Locale.ROOT, "bench-%08d", i))
-                .project("funes-bench")
-                .session(String.format(Locale.ROOT, "bench-session-%06d", group / GROUP_SESSION))
-                .time(at, at);
     }
 
     /** {@link #ensure(VectorCorpus, Path, Embedder, int, Shape, PrintStream)} of a {@link Shape#MEMORIES} store. */
