@@ -623,8 +623,8 @@ final class AiderReader {
         }
         Piece p = toolAdded;
         toolAdded = null;
-        chunker.output(rec(p.first, p.last), Text.oneLine("Added to the chat: " + p.text.toString().replace("\n", ", "),
-                ToolRender.RESULT_CHARS));
+        String added = "Added to the chat: " + p.text.toString().replace("\n", ", ");
+        chunker.output(rec(p.first, p.last), Text.oneLine(added, ToolRender.RESULT_CHARS), added);
         answered();
     }
 
@@ -656,7 +656,8 @@ final class AiderReader {
                 }
             }
         }
-        chunker.output(rec(p.first, p.last), Text.headTail(s.toString(), ToolRender.RESULT_CHARS));
+        chunker.output(rec(p.first, p.last), Text.headTail(s.toString(), ToolRender.RESULT_CHARS),
+                "Aider:\n" + String.join("\n", lines));
         answered();
     }
 

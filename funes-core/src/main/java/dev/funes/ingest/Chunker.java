@@ -406,6 +406,19 @@ final class Chunker {
         add(ex, r, e);
     }
 
+    /**
+     * {@link #output(Rec, String)} of a program's output that the entry shows as
+     * {@code rendering} (its head and tail, long lines cut) and whose whole text, {@code full},
+     * becomes its passages. Like a tool's output, they use their exchange's embedding.
+     */
+    void output(Rec r, String rendering, String full) {
+        Exchange ex = exchangeFor(r);
+        ex.answered = true;
+        Entry e = new Entry(EntryKind.MARKER, r, null, Privacy.strip(rendering));
+        piece(e, ex, "Output", Privacy.strip(full), r, true);
+        add(ex, r, e);
+    }
+
     /** Ends every open exchange; call once at the end of the file. */
     void finishAll() {
         finish(side);

@@ -162,4 +162,41 @@ class AiderFixturesTest {
             });
         }
     }
+
+    @Test
+    void aidersOwnOutputIsHeldWholeInPassagesThatShareTheExchangesVector() throws IOException {
+        Path file = Logs.fixtures("aider").resolve("pocketflow-text2sql-gui.aider.chat.history.md");
+        List<String> lines = Files.readAllLines(file);
+        // The provider's reason sits past the 140th character of a rate-limit error Aider printed:
+        // the exchange shows the line cut ("Provider returned…"), its passage holds it whole.
+        String reason = "openrouter/horizon-beta is temporarily rate-limited upstream";
+        List<Memory> memories = new ArrayList<>();
+        List<Memory> pieces = new ArrayList<>();
+        AgentLogs.aider().parse(file, new PassageSink() {
+            @Override
+            public void accept(Memory m) {
+                (m.kind() == MemoryKind.PASSAGE ? pieces : memories).add(m);
+            }
+        });
+        assertThat(memories).isNotEmpty().noneMatch(m -> m.text().contains(reason));
+        assertThat(memories).anyMatch(m -> m.text().contains("Provider returned\u2026"));
+        assertThat(pieces).filteredOn(p -> p.text().contains(reason)).isNotEmpty().allSatisfy(p -> {
+            assertThat(p.metadata().get(Passages.HEADER_KEY)).startsWith("Output");
+            assertThat(p.metadata()).containsEntry(Passages.OUTPUT_KEY, "true");
+            // sed -n on its lines shows the reason.
+            String cited = String.join("\n", lines.subList(p.provenance().lineStart() - 1, p.provenance().lineEnd()));
+            assertThat(cited).contains(reason);
+        });
+        // No passage of any Aider history holds a rendering: no head and tail, no cut lines.
+        for (Path each : files()) {
+            List<Memory> held = new ArrayList<>();
+            AgentLogs.aider().parse(each, (PassageSink) m -> {
+                if (m.kind() == MemoryKind.PASSAGE) {
+                    held.add(m);
+                }
+            });
+            assertThat(held).as("%s", each).noneMatch(p -> p.text().matches("(?s).*\u2026 \\(\\d+ more lines\\) \u2026.*"))
+                    .noneMatch(p -> p.text().contains("\u2026\n"));
+        }
+    }
 }
