@@ -344,10 +344,12 @@ final class Chunker {
         String result = self ? Privacy.SELF_RESULT
                 : ToolRender.result(call == null ? null : call.toolName, full, error);
         String about = call != null ? "Result of " + call.toolLabel : "Tool result";
+        // What a passage of the output is headed by: "Error of [Bash] npm test" when it failed.
+        String header = !error ? about : call != null ? "Error of " + call.toolLabel : "Tool error";
         Part p = ex.open;
         if (call != null && p != null && p.entries.contains(call)) {
             if (fits(p, r.lastLine(), result.length() + 3)) {
-                output(call, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
+                output(call, ex, header, full, r, readsDocs(call));
                 attach(p, call, r, result);
                 return;
             }
@@ -356,13 +358,13 @@ final class Chunker {
                 k--;
             }
             if (moveTailToNewPart(ex, k, r, result.length() + 3)) {
-                output(call, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
+                output(call, ex, header, full, r, readsDocs(call));
                 attach(ex.open, call, r, result);
                 return;
             }
         }
         Entry e = new Entry(EntryKind.RESULT, r, null, about + " \u2192 " + result);
-        output(e, ex, (error ? "Error of " : "") + about, full, r, readsDocs(call));
+        output(e, ex, header, full, r, readsDocs(call));
         add(ex, r, e);
     }
 

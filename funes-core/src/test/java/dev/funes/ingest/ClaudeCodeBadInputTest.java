@@ -358,6 +358,22 @@ class ClaudeCodeBadInputTest {
     }
 
     @Test
+    void theOutputOfAFailedToolIsHeadedAsItsError() {
+        String output = "npm ERR! missing script: lint -- the package has no lint script to run here";
+        Path file = Records.write(log(), List.of(Records.toolUse(1, "msg_a", "toolu_1", "Bash", "command", "npm run lint"),
+                result(2, "toolu_1", output, true), result(3, "toolu_unknown", output + " again", true)));
+        List<Memory> passages = new ArrayList<>();
+        AgentLogs.claudeCode().parse(file, (PassageSink) m -> {
+            if (m.kind() == MemoryKind.PASSAGE) {
+                passages.add(m);
+            }
+        });
+
+        assertThat(passages).extracting(m -> m.metadata().get(Passages.HEADER_KEY))
+                .containsExactly("Error of [Bash] npm run lint", "Tool error");
+    }
+
+    @Test
     void aToolResultWithoutItsCallStillShowsUp() {
         Path file = Records.write(log(), List.of(result(1, "toolu_unknown", "orphan output", true), answer(2, "msg_a", "after")));
 
