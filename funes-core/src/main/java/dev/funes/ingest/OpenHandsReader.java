@@ -158,9 +158,43 @@ final class OpenHandsReader extends JsonDocReader {
                 if (thought != null) {
                     chunker.thinking(rec, callId, thought);
                 }
-                chunker.toolCall(rec, callId, callId, action, label(action, args), ToolRender.input(args));
+                chunker.toolCall(rec, callId, callId, action, label(action, args), ToolRender.input(input(e, args)));
             }
         }
+    }
+
+    /**
+     * What a call's passages hold: its {@code args}, except where OpenHands keeps the call only as
+     * the Python it runs ({@code translated_ipython_code}: a file editor's {@code file_text},
+     * {@code old_str} and {@code new_str} as string literals, their line breaks written
+     * {@code \n}); then the arguments the model gave, read from {@code tool_call_metadata},
+     * when the event has them.
+     */
+    private static JsonNode input(JsonNode e, JsonNode args) {
+        if (Json.nonBlank(args, "translated_ipython_code") == null) {
+            return args;
+        }
+        JsonNode meta = e.path("tool_call_metadata");
+        String id = Json.nonBlank(meta, "tool_call_id");
+        if (id == null) {
+            return args;
+        }
+        for (JsonNode choice : meta.path("model_response").path("choices")) {
+            for (JsonNode call : choice.path("message").path("tool_calls")) {
+                if (id.equals(Json.nonBlank(call, "id"))) {
+                    String arguments = Json.nonBlank(call.path("function"), "arguments");
+                    try {
+                        JsonNode parsed = arguments == null ? null : JsonLinesReader.JSON.readTree(arguments);
+                        if (parsed != null && parsed.isObject()) {
+                            return parsed;
+                        }
+                    } catch (IOException | RuntimeException notJson) {
+                        // the event's own args below
+                    }
+                }
+            }
+        }
+        return args;
     }
 
     /** {@code [run] npm test}, {@code [edit] src/app.js}, {@code [browse] https://...}. */

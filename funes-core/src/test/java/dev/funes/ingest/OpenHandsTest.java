@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -93,6 +94,28 @@ class OpenHandsTest {
                 .contains("Result of [run] cd /workspace/todo-app && python3 -m http.server 8000 → ok: Serving HTTP on 0.0.0.0 port 8000"));
         List<Memory> basic = parse(Logs.fixtures("openhands").resolve("basic.json")).memories();
         assertThat(basic).anySatisfy(m -> assertThat(m.text()).contains("[edit] game_2048.py"));
+    }
+
+    @Test
+    void aFileTheEditorWroteIsHeldAsTheModelGaveItNotAsPythonLiterals() {
+        Path file = Logs.fixtures("openhands").resolve("basic_gui_mode.json");
+        Logs.Lines lines = Logs.Lines.of(file);
+        List<Memory> passages = new ArrayList<>();
+        AgentLogs.openHands().parse(file, (PassageSink) m -> {
+            if (m.kind() == MemoryKind.PASSAGE) {
+                passages.add(m);
+            }
+        });
+
+        // The event keeps the call as `print(file_editor(**{... 'file_text': "...\\n..."}))`;
+        // its passages hold the file with its line breaks, found by the lines it has.
+        String method = "cancelEdit() {\n            this.editingTodo = null\n        }";
+        assertThat(passages).filteredOn(p -> p.text().contains(method)).isNotEmpty().allSatisfy(p -> {
+            assertThat(p.metadata().get(Passages.HEADER_KEY)).isEqualTo("[edit] todo-app/app.js");
+            Logs.assertCitedLinesExist(p, lines);
+        });
+        assertThat(passages).noneMatch(p -> p.text().contains("\\n"))
+                .noneMatch(p -> p.text().contains("translated_ipython_code") || p.text().contains("print(file_editor("));
     }
 
     @Test
