@@ -5,11 +5,15 @@ import dev.funes.EmbeddingException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -81,7 +85,8 @@ public final class Embedders {
      * from a path or a heap array; a file keeps the 23 to 90 MB off the Java heap. The file is
      * deleted as soon as the session is created (ONNX Runtime keeps the model in native memory),
      * so nothing accumulates in the temporary folder; the document session, made on first use,
-     * copies it again.
+     * copies it again. A process stopped while a model loads deletes its copy at exit, and copies
+     * a killed process left behind are deleted by the next one, an hour later.
      *
      * @throws EmbeddingException if the model's jar is not on the class path or the model fails to load
      */
@@ -95,24 +100,7 @@ public final class Embedders {
         EmbedderOptions options = model.options().withBatchSize(batchSize);
         ClassLoader loader = classLoader();
         String what = "bundled model " + model.id();
-        OnnxEmbedder.ModelFile file = new OnnxEmbedder.ModelFile() {
-            @Override
-            public Path open() throws IOException {
-                Path copy = Files.createTempFile("funes-" + model.id() + "-", ".onnx");
-                try (InputStream onnx = resource(loader, model, model.modelResource())) {
-                    Files.copy(onnx, copy, StandardCopyOption.REPLACE_EXISTING);
-                    return copy;
-                } catch (IOException | RuntimeException e) {
-                    deleteTemporaryCopy(copy);
-                    throw e;
-                }
-            }
-
-            @Override
-            public void done(Path copy) {
-                deleteTemporaryCopy(copy);
-            }
-        };
+        OnnxEmbedder.ModelFile file = temporaryCopies(model, loader);
         try (InputStream tokenizer = resource(loader, model, model.tokenizerResource())) {
             return OnnxEmbedder.open(model.id(), file, tokenizer, options, what);
         } catch (IOException e) {
@@ -145,6 +133,63 @@ public final class Embedders {
             return OnnxEmbedder.open(model.id(), file, tokenizer, model.options(), what);
         } catch (IOException e) {
             throw new EmbeddingException("cannot read " + what + " from the class path: " + e.getMessage(), e);
+        }
+    }
+
+    /** How old a temporary copy of a model must be for another process to delete it as left behind. */
+    static final Duration LEFT_BEHIND = Duration.ofHours(1);
+
+    /**
+     * Temporary copies of a bundled model's {@code .onnx}, one per session made: deleted once the
+     * session is made, at the JVM's exit when the process stops before that (a SIGTERM while a
+     * model loads), and, for a process killed outright, by the next one that copies the model:
+     * copies of it older than {@link #LEFT_BEHIND} (a copy lives for the seconds a session takes
+     * to load) are deleted first.
+     */
+    static OnnxEmbedder.ModelFile temporaryCopies(BundledModel model, ClassLoader loader) {
+        String prefix = "funes-" + model.id() + "-";
+        return new OnnxEmbedder.ModelFile() {
+            @Override
+            public Path open() throws IOException {
+                Path copy = Files.createTempFile(prefix, ".onnx");
+                copy.toFile().deleteOnExit();
+                deleteLeftBehind(copy.getParent(), prefix, copy, Instant.now().minus(LEFT_BEHIND));
+                try (InputStream onnx = resource(loader, model, model.modelResource())) {
+                    Files.copy(onnx, copy, StandardCopyOption.REPLACE_EXISTING);
+                    return copy;
+                } catch (IOException | RuntimeException e) {
+                    deleteTemporaryCopy(copy);
+                    throw e;
+                }
+            }
+
+            @Override
+            public void done(Path copy) {
+                deleteTemporaryCopy(copy);
+            }
+        };
+    }
+
+    /**
+     * Deletes the files {@code prefix*.onnx} in {@code dir} last modified before {@code before},
+     * but {@code keep}; quietly skips what cannot be read or deleted (another user's, say).
+     */
+    static void deleteLeftBehind(Path dir, String prefix, Path keep, Instant before) {
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(dir, prefix + "*.onnx")) {
+            for (Path copy : copies) {
+                try {
+                    if (!copy.equals(keep) && Files.isRegularFile(copy, LinkOption.NOFOLLOW_LINKS)
+                            && Files.getLastModifiedTime(copy, LinkOption.NOFOLLOW_LINKS).toInstant()
+                            .isBefore(before)) {
+                        Files.deleteIfExists(copy);
+                        LOG.debug("deleted {}, a copy of a model another process left behind", copy);
+                    }
+                } catch (IOException | SecurityException e) {
+                    LOG.debug("cannot delete {}: {}", copy, e.toString());
+                }
+            }
+        } catch (IOException | SecurityException e) {
+            LOG.debug("cannot list {}: {}", dir, e.toString());
         }
     }
 
