@@ -19,6 +19,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,11 +33,16 @@ import org.slf4j.LoggerFactory;
  * An {@link Embedder} running a BERT-style ONNX export through DJL's ONNX Runtime engine, with a
  * HuggingFace tokenizer. See {@link Embedders} for how long texts and batches are handled.
  *
- * <p>One lock guards the tokenizer, the predictor and {@link #close()}: a DJL predictor is not
- * thread-safe, ONNX Runtime already spreads one batch over every core, and holding the lock while
- * tokenizing means {@code close()} can never free the native tokenizer under a running call. A
- * long {@link #embedDocuments} takes the lock once per batch, so queries from other threads
- * interleave with it.
+ * <p>One lock guards the tokenizer and {@link #close()}: holding it while tokenizing means
+ * {@code close()} can never free the native tokenizer under a running call. Each session has a
+ * lock of its own, held for each batch it runs (a DJL predictor is not thread-safe) and by
+ * {@code close()} while it frees the session. Documents are embedded by up to
+ * {@link #MAX_DOCUMENT_SESSIONS} sessions at once, one per core with one intra-op thread each,
+ * each taking the next batch of a call: a window at a time (how the bundled int8 models run)
+ * keeps a second intra-op thread of one session mostly waiting, so two sessions on two cores
+ * embed faster than one using both. Vectors are summed in batch order, so they do not depend on
+ * which session ran a batch. Queries use a session of their own, so they never wait for a long
+ * {@link #embedDocuments}.
  *
  * <p>Queries run through a second session of the same model with one intra-op thread
  * ({@link #QUERY_THREADS}). A session's intra-op threads spin while they wait for work, and a
@@ -52,6 +63,14 @@ final class OnnxEmbedder implements Embedder {
      * on full windows and 2,048 about 15%, because attention cost grows with the batch.
      */
     static final int MAX_BATCH_TOKENS = 512;
+    /**
+     * At most this many sessions embed documents, one batch each at a time: as many as there are
+     * cores, each with one intra-op thread (with more cores than sessions, their share). Measured
+     * on two cores with the int8 MiniLM, which runs one window at a time: two one-thread sessions
+     * embed the passages of the coding set 1.0 to 2.0 times as fast as one two-thread session, for
+     * less CPU time (docs/EMBEDDERS.md). Each session holds the model in native memory.
+     */
+    static final int MAX_DOCUMENT_SESSIONS = 4;
     /** Intra-op threads of the session that embeds queries; see the class comment. */
     static final int QUERY_THREADS = 1;
     /** DJL's name of its ONNX Runtime engine. */
@@ -66,10 +85,11 @@ final class OnnxEmbedder implements Embedder {
     private final ModelFile modelFile;
     private final String what;
     private final List<String> inputs;
-    private Model model; // guarded by lock; null until the first document is embedded
-    private Predictor<List<TokenWindow>, float[][]> predictor; // guarded by lock
-    private final Model queryModel;
-    private final Predictor<List<TokenWindow>, float[][]> queryPredictor;
+    /** The sessions that embed documents; guarded by lock; empty until the first document is embedded. */
+    private final List<Session> documentSessions = new ArrayList<>();
+    /** Runs document batches on the sessions past the first; guarded by lock; made with them. */
+    private ExecutorService workers;
+    private final Session querySession;
     private final ReentrantLock lock = new ReentrantLock();
     private final int dimension;
     private final int batchSize;
@@ -78,7 +98,7 @@ final class OnnxEmbedder implements Embedder {
     private final long[] prefixTypeIds;
     /** How many special tokens the tokenizer puts before a text ({@code [CLS]}); 0 without a document prefix. */
     private final int prefixLead;
-    private boolean closed; // guarded by lock
+    private volatile boolean closed; // written under lock
 
     private OnnxEmbedder(String modelId, EmbedderOptions options, HuggingFaceTokenizer tokenizer, ModelFile modelFile,
                          String what, List<String> inputs, Model queryModel,
@@ -89,18 +109,18 @@ final class OnnxEmbedder implements Embedder {
         this.modelFile = modelFile;
         this.what = what;
         this.inputs = inputs;
-        this.queryModel = queryModel;
-        this.queryPredictor = queryPredictor;
+        this.querySession = new Session(queryModel, queryPredictor);
         Encoding prefix = options.documentPrefix().isEmpty() ? null : encode(options.documentPrefix(), -1);
         this.prefixIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getIds());
         this.prefixTypeIds = prefix == null ? new long[0] : textTokens(prefix, prefix.getTypeIds());
         this.prefixLead = prefix == null ? 0 : leadingSpecialTokens(prefix);
         // The query session answers the probe: whether a model's vectors depend on their batch is
         // the model's property, not its session's thread count.
-        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), false, 1, queryPredictor).get(0),
-                embed(PROBE.subList(1, 2), false, 1, queryPredictor).get(0));
+        List<Session> query = List.of(querySession);
+        List<float[]> alone = List.of(embed(PROBE.subList(0, 1), false, 1, query).get(0),
+                embed(PROBE.subList(1, 2), false, 1, query).get(0));
         this.dimension = alone.get(0).length;
-        this.batchSize = batchIndependent(alone, embed(PROBE, false, 2, queryPredictor)) ? options.batchSize() : 1;
+        this.batchSize = batchIndependent(alone, embed(PROBE, false, 2, query)) ? options.batchSize() : 1;
     }
 
     /**
@@ -187,9 +207,16 @@ final class OnnxEmbedder implements Embedder {
 
     /** Makes a session of the model's file; the file need exist only meanwhile. */
     private static void load(Model model, ModelFile file, Map<String, String> sessionOptions) throws Exception {
+        load(List.of(model), file, sessionOptions);
+    }
+
+    /** Makes a session of the model's file in each model, from one copy of the file. */
+    private static void load(List<Model> models, ModelFile file, Map<String, String> sessionOptions) throws Exception {
         Path path = file.open();
         try {
-            model.load(path, null, sessionOptions);
+            for (Model model : models) {
+                model.load(path, null, sessionOptions);
+            }
         } finally {
             file.done(path);
         }
@@ -201,22 +228,40 @@ final class OnnxEmbedder implements Embedder {
      * @throws EmbeddingException if the model cannot be loaded (its file gone or changed since the
      *                            query session was made of it)
      */
-    private Predictor<List<TokenWindow>, float[][]> documentSession() {
+    private List<Session> documentSessions() {
         lock.lock();
         try {
             ensureOpen();
-            if (predictor == null) {
-                Model loaded = Model.newInstance(modelId, Device.cpu(), ENGINE);
+            if (documentSessions.isEmpty()) {
+                int cores = Runtime.getRuntime().availableProcessors();
+                int count = Math.max(1, Math.min(cores, MAX_DOCUMENT_SESSIONS));
+                List<Model> loaded = new ArrayList<>(count);
                 try {
-                    load(loaded, modelFile, null);
-                    predictor = loaded.newPredictor(new WindowBatchTranslator(inputs, options.pooling()));
-                    model = loaded;
+                    for (int i = 0; i < count; i++) {
+                        loaded.add(Model.newInstance(modelId + (i == 0 ? "" : "-" + i), Device.cpu(), ENGINE));
+                    }
+                    load(loaded, modelFile, Map.of("intraOpNumThreads", Integer.toString(Math.max(1, cores / count))));
+                    for (Model m : loaded) {
+                        documentSessions.add(new Session(m, m.newPredictor(new WindowBatchTranslator(inputs, options.pooling()))));
+                    }
                 } catch (Exception e) {
-                    loaded.close();
+                    for (Session made : documentSessions) {
+                        closeQuietly(made.predictor());
+                    }
+                    documentSessions.clear();
+                    loaded.forEach(Model::close);
                     throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
                 }
+                if (count > 1) {
+                    AtomicInteger threads = new AtomicInteger();
+                    workers = Executors.newFixedThreadPool(count - 1, r -> {
+                        Thread t = new Thread(r, "funes-embed-" + threads.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+                }
             }
-            return predictor;
+            return List.copyOf(documentSessions);
         } finally {
             lock.unlock();
         }
@@ -226,7 +271,7 @@ final class OnnxEmbedder implements Embedder {
     boolean documentSessionOpen() {
         lock.lock();
         try {
-            return predictor != null;
+            return !documentSessions.isEmpty();
         } finally {
             lock.unlock();
         }
@@ -282,15 +327,14 @@ final class OnnxEmbedder implements Embedder {
             }
             return new ArrayList<>();
         }
-        return embed(texts, true, batchSize, documentSession());
+        return embed(texts, true, batchSize, documentSessions());
     }
 
-    private List<float[]> embed(List<String> texts, boolean documents, int maxBatch,
-                                Predictor<List<TokenWindow>, float[][]> session) {
+    private List<float[]> embed(List<String> texts, boolean documents, int maxBatch, List<Session> sessions) {
         List<TokenWindow> windows = tokenize(texts, documents);
         // Sorting by length keeps padding small; owners restore the order afterwards.
         windows.sort(Comparator.comparingInt(TokenWindow::length));
-        float[][] sums = new float[texts.size()][];
+        List<List<TokenWindow>> batches = new ArrayList<>();
         int from = 0;
         while (from < windows.size()) {
             int to = from + 1;
@@ -299,8 +343,15 @@ final class OnnxEmbedder implements Embedder {
                     && (long) (to - from + 1) * windows.get(to).length() <= MAX_BATCH_TOKENS) {
                 to++;
             }
-            List<TokenWindow> batch = windows.subList(from, to);
-            float[][] vectors = predict(batch, session);
+            batches.add(windows.subList(from, to));
+            from = to;
+        }
+        float[][][] out = run(batches, sessions);
+        // Summed in batch order whichever session ran a batch: the same bits every time.
+        float[][] sums = new float[texts.size()][];
+        for (int b = 0; b < batches.size(); b++) {
+            List<TokenWindow> batch = batches.get(b);
+            float[][] vectors = out[b];
             for (int i = 0; i < vectors.length; i++) {
                 TokenWindow window = batch.get(i);
                 if (sums[window.owner()] == null) {
@@ -308,7 +359,6 @@ final class OnnxEmbedder implements Embedder {
                 }
                 Vectors.addScaled(sums[window.owner()], vectors[i], window.weight());
             }
-            from = to;
         }
         List<float[]> result = new ArrayList<>(texts.size());
         for (float[] sum : sums) {
@@ -320,7 +370,7 @@ final class OnnxEmbedder implements Embedder {
     @Override
     public float[] embedQuery(String query) {
         Objects.requireNonNull(query, "query");
-        return embed(List.of(options.queryPrefix() + query), false, batchSize, queryPredictor).get(0);
+        return embed(List.of(options.queryPrefix() + query), false, batchSize, List.of(querySession)).get(0);
     }
 
     @Override
@@ -329,9 +379,14 @@ final class OnnxEmbedder implements Embedder {
         try {
             if (!closed) {
                 closed = true;
-                closeQuietly(queryPredictor, queryModel, predictor, model, tokenizer);
-                predictor = null;
-                model = null;
+                if (workers != null) {
+                    workers.shutdown();
+                }
+                // Each session waits for a batch it is running; later batches see the embedder closed.
+                querySession.close();
+                documentSessions.forEach(Session::close);
+                documentSessions.clear();
+                closeQuietly(tokenizer);
                 LOG.debug("closed {}", modelId);
             }
         } finally {
@@ -450,18 +505,97 @@ final class OnnxEmbedder implements Embedder {
         return out;
     }
 
-    private float[][] predict(List<TokenWindow> batch, Predictor<List<TokenWindow>, float[][]> session) {
-        lock.lock();
+    /**
+     * Each batch's vectors, in the batches' order: the calling thread runs batches on the first
+     * session, the workers on the others, each taking the next batch not yet taken.
+     */
+    private float[][][] run(List<List<TokenWindow>> batches, List<Session> sessions) {
+        float[][][] out = new float[batches.size()][][];
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = workers;
+        int helpers = pool == null ? 0 : Math.min(sessions.size(), batches.size()) - 1;
+        List<Future<?>> running = new ArrayList<>(Math.max(0, helpers));
+        try {
+            for (int i = 1; i <= helpers; i++) {
+                Session session = sessions.get(i);
+                running.add(pool.submit(() -> drain(batches, out, next, session)));
+            }
+        } catch (RejectedExecutionException e) { // closed meanwhile: ensureOpen says so below
+            running.forEach(f -> f.cancel(false));
+            running.clear();
+        }
+        RuntimeException failed = null;
+        try {
+            drain(batches, out, next, sessions.get(0));
+        } catch (RuntimeException e) {
+            next.set(batches.size()); // the workers take no further batch
+            failed = e;
+        }
+        for (Future<?> f : running) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r
+                        : new EmbeddingException(modelId + " failed: " + rootMessage(e.getCause()), e.getCause());
+                if (failed == null) {
+                    failed = cause;
+                } else {
+                    failed.addSuppressed(cause);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                next.set(batches.size());
+                throw new EmbeddingException("interrupted while embedding with " + modelId, e);
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        return out;
+    }
+
+    private void drain(List<List<TokenWindow>> batches, float[][][] out, AtomicInteger next, Session session) {
+        for (int b = next.getAndIncrement(); b < batches.size(); b = next.getAndIncrement()) {
+            try {
+                out[b] = predict(batches.get(b), session);
+            } catch (RuntimeException e) {
+                next.set(batches.size());
+                throw e;
+            }
+        }
+    }
+
+    private float[][] predict(List<TokenWindow> batch, Session session) {
+        session.lock().lock();
         try {
             ensureOpen();
             try {
-                return session.predict(batch);
+                return session.predictor().predict(batch);
             } catch (TranslateException | RuntimeException e) {
                 throw new EmbeddingException(modelId + " failed on a batch of " + batch.size() + " windows: "
                         + rootMessage(e), e);
             }
         } finally {
-            lock.unlock();
+            session.lock().unlock();
+        }
+    }
+
+    /**
+     * A session of the model and its predictor, which is not thread-safe: its lock is held for
+     * each batch, and by {@link #close()} while it frees them.
+     */
+    private record Session(Model model, Predictor<List<TokenWindow>, float[][]> predictor, ReentrantLock lock) {
+        Session(Model model, Predictor<List<TokenWindow>, float[][]> predictor) {
+            this(model, predictor, new ReentrantLock());
+        }
+
+        void close() {
+            lock.lock();
+            try {
+                closeQuietly(predictor, model);
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -492,6 +626,16 @@ final class OnnxEmbedder implements Embedder {
             } catch (Exception e) {
                 LOG.warn("failed to release {}", resource, e);
             }
+        }
+    }
+
+    /** For tests: how many sessions embed documents (0 before the first document). */
+    int documentSessionCount() {
+        lock.lock();
+        try {
+            return documentSessions.size();
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -7,6 +7,7 @@ import dev.funes.EmbeddingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,46 @@ class DocumentSessionTest {
             assertThat(dot(documents.get(0), query)).isGreaterThan(0.9999f);
             assertThat(embedder.embedDocuments(List.of(TEXT)).get(0)).containsExactly(documents.get(0));
         }
+    }
+
+    @Test
+    void documentsAreEmbeddedBySeveralSessionsAtOnceWithTheVectorsOfOneAtATime() {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            texts.add("Session " + i + ": " + "the indexer retried the write after a busy lock. ".repeat(1 + i % 7));
+        }
+        try (OnnxEmbedder embedder = (OnnxEmbedder) Embedders.bundled(BundledModel.ALL_MINILM_L6_V2_Q)) {
+            List<float[]> together = embedder.embedDocuments(texts);
+            int cores = Runtime.getRuntime().availableProcessors();
+            assertThat(embedder.documentSessionCount())
+                    .isEqualTo(Math.max(1, Math.min(cores, OnnxEmbedder.MAX_DOCUMENT_SESSIONS)));
+            // The int8 model runs a window at a time: 60 batches, shared out among the sessions;
+            // each text alone is one batch on the calling thread's session. The same bits.
+            for (int i = 0; i < texts.size(); i++) {
+                assertThat(embedder.embedDocuments(List.of(texts.get(i))).get(0)).as("text %d", i)
+                        .containsExactly(together.get(i));
+            }
+        }
+    }
+
+    @Test
+    void closingWhileDocumentsAreEmbeddedEndsTheCallWithAClearErrorOrItsVectors() throws Exception {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            texts.add("Memory " + i + " about the parser, the index and the write queue.");
+        }
+        OnnxEmbedder embedder = (OnnxEmbedder) Embedders.bundled(BundledModel.ALL_MINILM_L6_V2_Q);
+        embedder.embedDocuments(texts.subList(0, 1)); // the sessions are made
+        java.util.concurrent.CompletableFuture<List<float[]>> running =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> embedder.embedDocuments(texts));
+        embedder.close();
+        try {
+            assertThat(running.get()).hasSize(texts.size()); // it finished before the close
+        } catch (java.util.concurrent.ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is closed");
+        }
+        assertThatThrownBy(() -> embedder.embedDocuments(texts.subList(0, 2))).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
