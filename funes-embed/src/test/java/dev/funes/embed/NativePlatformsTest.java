@@ -81,7 +81,8 @@ class NativePlatformsTest {
         assertThat(lines.get(0)).contains(empty.toString());
     }
 
-    private static String testClasspath() {
+    /** The class path of the tests, for a child JVM. */
+    static String testClasspath() {
         String classpath = System.getProperty("java.class.path");
         if (classpath.contains("surefirebooter")) {
             classpath = System.getProperty("surefire.test.class.path", classpath);

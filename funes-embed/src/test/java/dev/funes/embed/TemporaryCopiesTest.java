@@ -69,7 +69,7 @@ class TemporaryCopiesTest {
     void aProcessThatExitsBeforeItsSessionIsMadeDeletesItsCopy() throws IOException, InterruptedException {
         Path output = temp.resolve("output.txt");
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", testClasspath(), CopyAndExit.class.getName())
+                "-cp", NativePlatformsTest.testClasspath(), CopyAndExit.class.getName())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         assertThat(process.waitFor(3, TimeUnit.MINUTES)).as("the child JVM ends").isTrue();
         List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
@@ -87,14 +87,6 @@ class TemporaryCopiesTest {
         }
         Files.setLastModifiedTime(file, FileTime.from(modified));
         return file;
-    }
-
-    private static String testClasspath() {
-        String classpath = System.getProperty("java.class.path");
-        if (classpath.contains("surefirebooter")) {
-            classpath = System.getProperty("surefire.test.class.path", classpath);
-        }
-        return classpath;
     }
 
     /** Copies the default model as a session would, says where and that it is there, and exits without loading it. */
