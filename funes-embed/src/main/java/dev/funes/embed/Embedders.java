@@ -49,11 +49,10 @@ import org.slf4j.LoggerFactory;
  *       bundled int8 models) are detected when they load and run one window at a time, which
  *       costs about a third of their speed on short texts and nothing on long ones.</li>
  *   <li><b>Threads.</b> Safe for concurrent use. Documents are embedded by one session of the
- *       model per core (at most four), each running one
- *       batch at a time on one intra-op thread, the batches of a call shared out among them
- *       (threads {@code funes-embed-N} beside the caller); queries run on a session of their own
- *       with one thread. The vectors are the same whichever session ran a batch. Each session
- *       holds the model in native memory.</li>
+ *       model per core (at most four), each running one batch at a time on one intra-op thread,
+ *       the batches of a call shared out among them (threads {@code funes-embed-N} beside the
+ *       caller); queries run on a session of their own with one thread. The vectors are the same
+ *       whichever session ran a batch. Each session holds the model in native memory.</li>
  *   <li><b>Close.</b> {@code close()} is idempotent; any other call after it throws
  *       {@link IllegalStateException}.</li>
  *   <li><b>Offline.</b> The first embedder sets DJL's {@code ai.djl.offline} and
