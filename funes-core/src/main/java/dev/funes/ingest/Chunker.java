@@ -400,12 +400,8 @@ final class Chunker {
      * a piece of the current exchange, or of one without a request, that counts as an answer.
      */
     void output(Rec r, String text) {
-        text = Privacy.strip(text);
-        Exchange ex = exchangeFor(r);
-        ex.answered = true;
-        Entry e = new Entry(EntryKind.MARKER, r, null, text);
-        piece(e, ex, "Output", text, r);
-        add(ex, r, e);
+        String shown = Privacy.strip(text);
+        output(r, shown, shown, false);
     }
 
     /**
@@ -414,10 +410,14 @@ final class Chunker {
      * becomes its passages. Like a tool's output, they use their exchange's embedding.
      */
     void output(Rec r, String rendering, String full) {
+        output(r, Privacy.strip(rendering), Privacy.strip(full), true);
+    }
+
+    private void output(Rec r, String shown, String whole, boolean toolOutput) {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
-        Entry e = new Entry(EntryKind.MARKER, r, null, Privacy.strip(rendering));
-        piece(e, ex, "Output", Privacy.strip(full), r, true);
+        Entry e = new Entry(EntryKind.MARKER, r, null, shown);
+        piece(e, ex, "Output", whole, r, toolOutput);
         add(ex, r, e);
     }
 

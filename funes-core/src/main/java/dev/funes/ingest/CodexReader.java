@@ -536,18 +536,8 @@ final class CodexReader extends JsonLinesReader {
         if (raw == null) {
             return node;
         }
-        String s = raw.strip();
-        if (s.startsWith("{")) {
-            try {
-                JsonNode parsed = JSON.readTree(s);
-                if (parsed != null && parsed.isObject()) {
-                    return parsed;
-                }
-            } catch (Exception e) {
-                // not JSON after all
-            }
-        }
-        return TextNode.valueOf(raw);
+        JsonNode parsed = Json.object(raw);
+        return parsed != null ? parsed : TextNode.valueOf(raw);
     }
 
     /**

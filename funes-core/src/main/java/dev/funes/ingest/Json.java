@@ -22,6 +22,25 @@ final class Json {
     }
 
     /**
+     * The JSON object {@code text} encodes (a tool call's arguments, sent as a string), or null when
+     * it is not one.
+     */
+    static JsonNode object(String text) {
+        String s = text == null ? "" : text.strip();
+        if (s.startsWith("{")) {
+            try {
+                JsonNode parsed = JsonLinesReader.JSON.readTree(s);
+                if (parsed != null && parsed.isObject()) {
+                    return parsed;
+                }
+            } catch (Exception e) {
+                // not JSON after all
+            }
+        }
+        return null;
+    }
+
+    /**
      * What a reading limit of Jackson's refused, for a person, with the limit:
      * {@code JSON nested more than 1000 levels deep}, {@code a value is too large to read (a string
      * of more than 20000000 characters)}.

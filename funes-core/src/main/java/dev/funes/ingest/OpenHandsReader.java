@@ -181,16 +181,10 @@ final class OpenHandsReader extends JsonDocReader {
         }
         for (JsonNode choice : meta.path("model_response").path("choices")) {
             for (JsonNode call : choice.path("message").path("tool_calls")) {
-                if (id.equals(Json.nonBlank(call, "id"))) {
-                    String arguments = Json.nonBlank(call.path("function"), "arguments");
-                    try {
-                        JsonNode parsed = arguments == null ? null : JsonLinesReader.JSON.readTree(arguments);
-                        if (parsed != null && parsed.isObject()) {
-                            return parsed;
-                        }
-                    } catch (IOException | RuntimeException notJson) {
-                        // the event's own args below
-                    }
+                JsonNode arguments = id.equals(Json.nonBlank(call, "id"))
+                        ? Json.object(Json.nonBlank(call.path("function"), "arguments")) : null;
+                if (arguments != null) {
+                    return arguments;
                 }
             }
         }

@@ -172,7 +172,7 @@ final class OnnxEmbedder implements Embedder {
             }
             try {
                 queryModel = Model.newInstance(modelId + "-query", Device.cpu(), ENGINE);
-                load(queryModel, modelFile, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
+                load(List.of(queryModel), modelFile, Map.of("intraOpNumThreads", Integer.toString(QUERY_THREADS)));
             } catch (Exception e) {
                 throw new EmbeddingException("cannot load the ONNX model of " + what + ": " + rootMessage(e), e);
             }
@@ -205,12 +205,10 @@ final class OnnxEmbedder implements Embedder {
         }
     }
 
-    /** Makes a session of the model's file; the file need exist only meanwhile. */
-    private static void load(Model model, ModelFile file, Map<String, String> sessionOptions) throws Exception {
-        load(List.of(model), file, sessionOptions);
-    }
-
-    /** Makes a session of the model's file in each model, from one copy of the file. */
+    /**
+     * Makes a session of the model's file in each model, from one copy of the file; the file need
+     * exist only meanwhile.
+     */
     private static void load(List<Model> models, ModelFile file, Map<String, String> sessionOptions) throws Exception {
         Path path = file.open();
         try {
@@ -269,12 +267,7 @@ final class OnnxEmbedder implements Embedder {
 
     /** Whether the document session was made; for tests. */
     boolean documentSessionOpen() {
-        lock.lock();
-        try {
-            return !documentSessions.isEmpty();
-        } finally {
-            lock.unlock();
-        }
+        return documentSessionCount() > 0;
     }
 
     /**
@@ -528,7 +521,6 @@ final class OnnxEmbedder implements Embedder {
         try {
             drain(batches, out, next, sessions.get(0));
         } catch (RuntimeException e) {
-            next.set(batches.size()); // the workers take no further batch
             failed = e;
         }
         for (Future<?> f : running) {
@@ -554,6 +546,7 @@ final class OnnxEmbedder implements Embedder {
         return out;
     }
 
+    /** Runs the next batch not yet taken on {@code session} until none is left; on a failure no one takes another. */
     private void drain(List<List<TokenWindow>> batches, float[][][] out, AtomicInteger next, Session session) {
         for (int b = next.getAndIncrement(); b < batches.size(); b = next.getAndIncrement()) {
             try {
