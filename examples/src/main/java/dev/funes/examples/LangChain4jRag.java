@@ -45,36 +45,40 @@ public final class LangChain4jRag {
         String question = args.length > 1 ? args[1] : "Why did we stop using the streaming ledger parser?";
         Path storeDir = Files.createTempDirectory("funes-rag-");
 
-        // README:begin
-        try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT);
-             MemoryStore store = FunesStore.open(storeDir, embedder)) {
-            Indexer.builder(store).build().index(List.of(logs));
+        try {
+            // README:begin
+            try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT);
+                 MemoryStore store = FunesStore.open(storeDir, embedder)) {
+                Indexer.builder(store).build().index(List.of(logs));
 
-            // LangChain4j's EmbeddingStore API, with the bundled local model.
-            EmbeddingModel model = FunesEmbeddingModel.of(embedder);
-            EmbeddingStore<TextSegment> notes = FunesEmbeddingStore.of(store);
-            TextSegment note = TextSegment.from("Team rule: ledger files are parsed in two passes; the streaming parser is retired.",
-                    Metadata.from("kind", "convention"));
-            notes.add(model.embed(note).content(), note);
+                // LangChain4j's EmbeddingStore API, with the bundled local model.
+                EmbeddingModel model = FunesEmbeddingModel.of(embedder);
+                EmbeddingStore<TextSegment> notes = FunesEmbeddingStore.of(store);
+                TextSegment note = TextSegment.from("Team rule: ledger files are parsed in two passes; the streaming parser is retired.",
+                        Metadata.from("kind", "convention"));
+                notes.add(model.embed(note).content(), note);
 
-            RetrievalAugmentor augmentor = DefaultRetrievalAugmentor.builder()
-                    .contentRetriever(FunesContentRetriever.builder(store).maxResults(5).build())
-                    .contentInjector(DefaultContentInjector.builder()
-                            .metadataKeysToInclude(List.of("kind", "source", "lineStart", "lineEnd")).build())
-                    .build();
-            UserMessage message = UserMessage.from(question);
-            var chat = dev.langchain4j.rag.query.Metadata.from(message, "demo-chat", List.<ChatMessage>of());
-            AugmentationResult result = augmentor.augment(new AugmentationRequest(message, chat));
+                RetrievalAugmentor augmentor = DefaultRetrievalAugmentor.builder()
+                        .contentRetriever(FunesContentRetriever.builder(store).maxResults(5).build())
+                        .contentInjector(DefaultContentInjector.builder()
+                                .metadataKeysToInclude(List.of("kind", "source", "lineStart", "lineEnd")).build())
+                        .build();
+                UserMessage message = UserMessage.from(question);
+                var chat = dev.langchain4j.rag.query.Metadata.from(message, "demo-chat", List.<ChatMessage>of());
+                AugmentationResult result = augmentor.augment(new AugmentationRequest(message, chat));
 
-            System.out.println(((UserMessage) result.chatMessage()).singleText());
-            for (Content content : result.contents()) {
-                Metadata m = content.textSegment().metadata();
-                String from = m.containsKey("source")
-                        ? m.getString("source") + ":" + m.getInteger("lineStart") + "-" + m.getInteger("lineEnd")
-                        : "(added through LangChain4j)";
-                System.out.printf("-- %s %s%n", m.getString("kind"), from);
+                System.out.println(((UserMessage) result.chatMessage()).singleText());
+                for (Content content : result.contents()) {
+                    Metadata m = content.textSegment().metadata();
+                    String from = m.containsKey("source")
+                            ? m.getString("source") + ":" + m.getInteger("lineStart") + "-" + m.getInteger("lineEnd")
+                            : "(added through LangChain4j)";
+                    System.out.printf("-- %s %s%n", m.getString("kind"), from);
+                }
             }
+            // README:end
+        } finally {
+            Folders.deleteTree(storeDir); // the example leaves nothing behind
         }
-        // README:end
     }
 }

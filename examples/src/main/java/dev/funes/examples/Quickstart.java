@@ -33,20 +33,24 @@ public final class Quickstart {
         String question = args.length > 1 ? args[1] : "why did we move away from the streaming parser?";
         Path storeDir = Files.createTempDirectory("funes-quickstart-");
 
-        // README:begin
-        try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT);
-             MemoryStore store = FunesStore.open(storeDir, embedder)) {
+        try {
+            // README:begin
+            try (Embedder embedder = Embedders.bundled(BundledModel.DEFAULT);
+                 MemoryStore store = FunesStore.open(storeDir, embedder)) {
 
-            IndexReport report = Indexer.builder(store).build().index(List.of(logs));
-            System.out.println(report.summary());
+                IndexReport report = Indexer.builder(store).build().index(List.of(logs));
+                System.out.println(report.summary());
 
-            SearchRequest request = SearchRequest.builder(question).limit(3).build();
-            for (SearchHit hit : store.search(request)) {
-                System.out.printf("%.4f %s %s%n", hit.score(), hit.memory().kind().label(),
-                        hit.memory().provenance());
-                System.out.println(hit.memory().text().lines().limit(3).toList());
+                SearchRequest request = SearchRequest.builder(question).limit(3).build();
+                for (SearchHit hit : store.search(request)) {
+                    System.out.printf("%.4f %s %s%n", hit.score(), hit.memory().kind().label(),
+                            hit.memory().provenance());
+                    System.out.println(hit.memory().text().lines().limit(3).toList());
+                }
             }
+            // README:end
+        } finally {
+            Folders.deleteTree(storeDir); // the example leaves nothing behind
         }
-        // README:end
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The RAG example builds the augmented prompt from Funes memories, citing their lines, offline. */
@@ -12,6 +13,7 @@ class LangChain4jRagTest {
 
     @Test
     void theAugmentedMessageHoldsTheQuestionAndTheMemoriesWithTheirSources() throws Exception {
+        Set<Path> before = QuickstartTest.temporary("funes-rag-");
         String out = AgentLoopTest.run(() -> LangChain4jRag.main(
                 new String[] {"demo-session", "Why did we stop using the streaming ledger parser?"}));
 
@@ -26,6 +28,7 @@ class LangChain4jRagTest {
         assertThat(out).containsPattern("-- (exchange|summary) /\\S+sample-session\\.jsonl:\\d+-\\d+");
         // The note added through LangChain4j's EmbeddingStore API is retrieved too.
         assertThat(out).contains("Team rule: ledger files are parsed in two passes; the streaming parser is retired.");
+        assertThat(QuickstartTest.temporary("funes-rag-")).as("the example's temporary store is removed").isSubsetOf(before);
     }
 
     @Test

@@ -9,13 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The examples run, and the README shows their code as it is. */
 class QuickstartTest {
 
     @Test
-    void quickstartAnswersFromTheSampleSession() throws Exception {
+    void quickstartAnswersFromTheSampleSessionAndLeavesNoStoreBehind() throws Exception {
+        Set<Path> before = temporary("funes-quickstart-");
         PrintStream saved = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
@@ -30,6 +34,14 @@ class QuickstartTest {
         // The exchange with the reasoning, or the decision the classifier derived from it.
         assertThat(best).containsPattern("\\b(exchange|decision)\\b");
         assertThat(out).contains("two-pass");
+        assertThat(temporary("funes-quickstart-")).as("the example's temporary store is removed").isSubsetOf(before);
+    }
+
+    /** The entries of the temporary folder whose names start with {@code prefix}. */
+    static Set<Path> temporary(String prefix) throws IOException {
+        try (Stream<Path> entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return entries.filter(p -> p.getFileName().toString().startsWith(prefix)).collect(Collectors.toSet());
+        }
     }
 
     @Test

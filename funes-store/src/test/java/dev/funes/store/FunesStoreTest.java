@@ -328,10 +328,10 @@ class FunesStoreTest {
     }
 
     @Test
-    void anIndexOlderThanTheLatestAdditionsIsLoadedAndTheNewVectorsSearchedExactly(@TempDir Path dir)
+    void anIndexOlderThanTheLatestAdditionsIsLoadedAndTheNewVectorsSearchedExactly(@TempDir Path dir,
+                                                                                   @TempDir Path saved)
             throws IOException {
         List<Memory> all = corpus.all();
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved");
         try (MemoryStore store = open(dir)) {
             store.addAll(all.subList(0, 10));
         }
@@ -351,8 +351,8 @@ class FunesStoreTest {
     }
 
     @Test
-    void anIndexFromBeforeADeletionKeepsTheDeletedVectorAsATombstone(@TempDir Path dir) throws IOException {
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved");
+    void anIndexFromBeforeADeletionKeepsTheDeletedVectorAsATombstone(@TempDir Path dir, @TempDir Path saved)
+            throws IOException {
         createStore(dir);
         copyIndex(dir, saved);
         Memory oom = corpus.get("oom-killed");

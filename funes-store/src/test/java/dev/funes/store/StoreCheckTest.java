@@ -289,12 +289,13 @@ class StoreCheckTest {
     }
 
     @Test
-    void anIndexMissingVectorsIsStaleButOneMerelyBehindOrHoldingDeletedOnesIsFine(@TempDir Path dir)
+    void anIndexMissingVectorsIsStaleButOneMerelyBehindOrHoldingDeletedOnesIsFine(@TempDir Path dir,
+                                                                                  @TempDir Path elsewhere)
             throws IOException, SQLException {
         List<Memory> all = corpus.all();
         Path index = dir.resolve(StoreIndex.DIR);
         Path manifest = index.resolve(IndexManifest.FILE);
-        Path saved = dir.resolveSibling(dir.getFileName() + "-saved-manifest");
+        Path saved = elsewhere.resolve("saved-manifest");
         try (MemoryStore store = FunesStore.open(dir, embedder)) {
             store.addAll(all.subList(0, 10));
         }

@@ -4,6 +4,7 @@ import dev.funes.Memory;
 import dev.funes.MemoryKind;
 import dev.funes.Provenance;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
 import java.io.StringReader;
@@ -108,8 +109,7 @@ class CodingQuestionsTest {
     }
 
     @Test
-    void aHitAnswersOnlyWithTheRightFileAnOverlappingRangeAndAtMost100Lines() throws Exception {
-        Path root = Files.createTempDirectory("funes-eval-fixtures-");
+    void aHitAnswersOnlyWithTheRightFileAnOverlappingRangeAndAtMost100Lines(@TempDir Path root) throws Exception {
         Path log = Files.createDirectories(root.resolve("claude-code")).resolve("s.jsonl");
         Files.writeString(log, "{}\n".repeat(300));
         Path other = root.resolve("claude-code/other.jsonl");
@@ -128,8 +128,7 @@ class CodingQuestionsTest {
     }
 
     @Test
-    void aHitAnswersThroughAnyPassageItReturns() throws Exception {
-        Path root = Files.createTempDirectory("funes-eval-fixtures-");
+    void aHitAnswersThroughAnyPassageItReturns(@TempDir Path root) throws Exception {
         Path log = Files.createDirectories(root.resolve("aider")).resolve("s.md");
         Files.writeString(log, "x\n".repeat(400));
         CodingQuestions.Question q = new CodingQuestions.Question("q", "how", false, "how?", "",
