@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,9 +92,39 @@ final class FunesProcess implements AutoCloseable {
         command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", testClasspath(), main.getName()));
+                "-Djava.io.tmpdir=" + CHILD_TMP, "-cp", testClasspath(), main.getName()));
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * The children's temporary folder, in this module's build folder: what the native libraries'
+     * loaders extract there (ONNX Runtime's 23 MB, SQLite's) stays behind when {@link #close}
+     * kills a child, and would pile up in the system's temporary folder run after run. What an
+     * earlier test run left there (older than this JVM) is deleted first.
+     */
+    static final Path CHILD_TMP = childTmp();
+
+    private static Path childTmp() {
+        Path dir = Path.of("target", "child-tmp").toAbsolutePath();
+        long started = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        try {
+            Files.createDirectories(dir);
+            try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+                for (Path entry : entries.toList()) {
+                    if (Files.getLastModifiedTime(entry).toMillis() < started) {
+                        try (java.util.stream.Stream<Path> tree = Files.walk(entry)) {
+                            for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                                Files.deleteIfExists(p);
+                            }
+                        }
+                    }
+                }
+            }
+            return dir;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot make the child JVMs' temporary folder " + dir, e);
+        }
     }
 
     /** Whether {@code env --default-signal=INT} works here. */

@@ -39,11 +39,17 @@ final class ChildJvm implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts {@code main} with {@code args}; the child's stderr goes to {@code stderr}. */
+    /**
+     * Starts {@code main} with {@code args}; the child's stderr goes to {@code stderr}. Its
+     * temporary folder is a new one beside that file (in the test's own temporary folder): what
+     * the native libraries' loaders extract there (ONNX Runtime's 23 MB, SQLite's) is left behind
+     * by a child killed before its exit hooks run, and goes away with the test's folder.
+     */
     static ChildJvm start(Class<?> main, Path stderr, String... args) throws IOException {
+        Path tmp = Files.createTempDirectory(stderr.toAbsolutePath().getParent(), "child-tmp-");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + tmp,
                 "-cp", System.getProperty("java.class.path"),
                 main.getName()));
         command.addAll(List.of(args));
