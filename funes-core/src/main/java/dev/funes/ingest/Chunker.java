@@ -640,7 +640,9 @@ final class Chunker {
                 .time(r.time(), r.time())
                 .project(of.project())
                 .session(of.session())
-                .provenance(new Provenance(file, r.line(), r.lastLine(), r.start(), r.end(),
+                // The record's lines, and the bytes of its value: where the value begins inside a
+                // line (a JSON array written as one line), its passages are looked for there.
+                .provenance(new Provenance(file, r.line(), r.lastLine(), r.valueStart(), r.valueEnd(),
                         r.id() == null ? List.of() : List.of(r.id())))
                 .metadata(Memory.PASSAGE_OF, of.id())
                 .metadata(Passages.HEADER_KEY, piece.header())

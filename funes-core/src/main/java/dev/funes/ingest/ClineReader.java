@@ -258,8 +258,7 @@ final class ClineReader extends JsonDocReader {
         for (JsonNode block : blocks) {
             JsonDoc.Span span = m.span(block);
             span = doc.firstLines(span != null ? span : m.span, Chunker.MAX_LINES);
-            Rec rec = new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), id, time, session, project, false,
-                    Map.copyOf(meta));
+            Rec rec = Rec.of(span, id, time, session, project, false, Map.copyOf(meta));
             if ("assistant".equals(role)) {
                 assistantBlock(rec, id, block);
             } else {
@@ -278,8 +277,7 @@ final class ClineReader extends JsonDocReader {
 
     /** A message that adds nothing, whose id still belongs to any range it falls in. */
     private Rec passive(JsonDoc.Span span, int index) {
-        return new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), "#" + index, null, session, project, false,
-                Map.of());
+        return Rec.of(span, "#" + index, null, session, project, false, Map.of());
     }
 
     private void userBlock(Rec rec, JsonNode block) {

@@ -133,8 +133,7 @@ final class GeminiReader {
         }
 
         Rec rec(JsonDoc.Span span, String id, Instant time) {
-            return new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), id, time, session(), project,
-                    false, meta());
+            return Rec.of(span, id, time, session(), project, false, meta());
         }
 
         /** The pieces of one message, in file order; null when the message is unusable (reported). */

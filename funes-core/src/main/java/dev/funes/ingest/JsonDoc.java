@@ -35,8 +35,18 @@ final class JsonDoc implements Closeable {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
             .build();
 
-    /** Where a value lies: its lines and the bytes of those whole lines. */
-    record Span(int firstLine, int lastLine, long start, long end) {
+    /**
+     * Where a value lies: its lines and the bytes of those whole lines ({@code start},
+     * {@code end}), and its own bytes ({@code valueStart} to just past {@code valueEnd}) when it
+     * lies within one line, else those lines again: a message of a JSON array written as one
+     * line is all of that line, and only its own bytes.
+     */
+    record Span(int firstLine, int lastLine, long start, long end, long valueStart, long valueEnd) {
+
+        /** A span that is its whole lines. */
+        Span(int firstLine, int lastLine, long start, long end) {
+            this(firstLine, lastLine, start, end, start, end);
+        }
 
         int lines() {
             return lastLine - firstLine + 1;
@@ -139,11 +149,20 @@ final class JsonDoc implements Closeable {
         return line < lineCount ? lineStarts[line] : size;
     }
 
-    /** The span of whole lines from the line of byte {@code from} to the line of byte {@code to}. */
+    /**
+     * The span of whole lines from the line of byte {@code from} to the line of byte {@code to},
+     * the value's last byte. A value within one line has its own bytes, {@code from} to just past
+     * {@code to}; one of several lines is its whole lines, as it is cited.
+     */
     Span span(long from, long to) {
-        int first = lineOf(Math.max(0, from));
+        long start = Math.max(0, from);
+        int first = lineOf(start);
         int last = Math.max(first, lineOf(Math.max(0, to)));
-        return new Span(first, last, lineStart(first), lineEnd(last));
+        long end = lineEnd(last);
+        if (first != last) {
+            return new Span(first, last, lineStart(first), end);
+        }
+        return new Span(first, last, lineStart(first), end, Math.min(start, end), Math.min(end, Math.max(start, to) + 1));
     }
 
     /** {@code span} cut to its first {@code lines} lines. */

@@ -92,8 +92,7 @@ final class OpenHandsReader extends JsonDocReader {
         if (used != null) {
             span = doc.firstLines(used, Chunker.MAX_LINES);
         }
-        Rec rec = new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), id, time, session, project, false,
-                Map.of());
+        Rec rec = Rec.of(span, id, time, session, project, false, Map.of());
         if (action == null && observation == null) {
             skipped++;
             problems.add(line, "event has neither \"action\" nor \"observation\"; skipped");
@@ -269,7 +268,11 @@ final class OpenHandsReader extends JsonDocReader {
         }
         JsonDoc.Span from = a.firstLine() <= b.firstLine() ? a : b;
         JsonDoc.Span to = a.lastLine() >= b.lastLine() ? a : b;
-        return new JsonDoc.Span(from.firstLine(), to.lastLine(), from.start(), to.end());
+        if (from.firstLine() != to.lastLine()) {
+            return new JsonDoc.Span(from.firstLine(), to.lastLine(), from.start(), to.end());
+        }
+        return new JsonDoc.Span(from.firstLine(), to.lastLine(), from.start(), to.end(),
+                Math.min(a.valueStart(), b.valueStart()), Math.max(a.valueEnd(), b.valueEnd()));
     }
 
     private static String first(String a, String b) {

@@ -140,8 +140,7 @@ final class SweAgentReader extends JsonDocReader {
     private void message(int index, JsonDoc.Located located, JsonDoc doc, int line) {
         JsonNode m = located.node;
         JsonDoc.Span span = doc.firstLines(located.span, Chunker.MAX_LINES);
-        Rec rec = new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), "#" + index, null, session, project,
-                false, Map.copyOf(meta));
+        Rec rec = Rec.of(span, "#" + index, null, session, project, false, Map.copyOf(meta));
         if (!m.isObject()) {
             skipped++;
             problems.add(line, "message #" + index + " is " + Json.kind(m) + ", expected an object; skipped");
@@ -277,8 +276,7 @@ final class SweAgentReader extends JsonDocReader {
         while (f.find()) {
             files.add(f.group(1));
         }
-        Rec rec = new Rec(span.firstLine(), span.lastLine(), span.start(), span.end(), null, null, session, project, false,
-                Map.copyOf(meta));
+        Rec rec = Rec.of(span, null, null, session, project, false, Map.copyOf(meta));
         chunker.output(rec, Text.oneLine("Submitted a patch" + (files.isEmpty() ? "" : " to " + String.join(", ", files))
                 + (status == null ? "" : " (" + status + ")"), ToolRender.RESULT_CHARS));
     }

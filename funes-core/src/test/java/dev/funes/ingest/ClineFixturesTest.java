@@ -1,12 +1,17 @@
 package dev.funes.ingest;
 
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
+import dev.funes.Provenance;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,5 +59,38 @@ class ClineFixturesTest {
         // The final answer (attempt_completion) ends the last memory.
         assertThat(memories.get(memories.size() - 1).text()).contains("I have successfully secured and extended the Online Card Architecture");
         assertThat(memories).noneSatisfy(m -> assertThat(m.text()).contains("environment_details", "TODO LIST UPDATE REQUIRED"));
+    }
+
+    @Test
+    void eachPassageCitesTheBytesOfItsOwnBlockThoughTheWholeHistoryIsOneLine() throws Exception {
+        Path file = history();
+        InMemoryStore store = new InMemoryStore();
+        Indexer.builder(store).build().index(List.of(file));
+        List<Memory> passages = store.all().stream().filter(m -> m.kind() == MemoryKind.PASSAGE).toList();
+        // The history is one JSON array on one line: a citation by lines names all of it.
+        assertThat(Logs.Lines.of(file).count()).isEqualTo(1);
+        assertThat(passages).hasSizeGreaterThan(400)
+                .anySatisfy(p -> assertThat(p.text()).startsWith("[write_to_file] BeginTurnGA.cs\n"));
+        for (Memory p : passages) {
+            Provenance cited = p.provenance();
+            String bytes = read(file, cited.byteStart(), cited.byteEnd());
+            // Its longest line, as the log writes it, lies in the bytes it cites: a written
+            // file's passage cites its tool call, not the file list of the first request, which
+            // names the same path first.
+            String body = p.text().substring(p.text().indexOf('\n') + 1);
+            String longest = body.lines().map(String::strip).max(Comparator.comparingInt(String::length)).orElseThrow();
+            assertThat(bytes).as("%s cites %d-%d", p.text().lines().findFirst().orElse(""), cited.byteStart(), cited.byteEnd())
+                    .contains(Json.escape(longest));
+            assertThat(cited.byteEnd() - cited.byteStart()).as("%s", cited).isLessThan(Files.size(file) / 10);
+        }
+    }
+
+    private static String read(Path file, long from, long to) throws Exception {
+        byte[] bytes = new byte[(int) (to - from)];
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(from);
+            f.readFully(bytes);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }
