@@ -28,6 +28,8 @@ final class PassageBytes {
     static final int MAX_RECORD_BYTES = 4 << 20;
     /** Characters of each end of a passage that are looked for. */
     private static final int END_CHARS = 32;
+    /** Places where a passage's first words begin that are tried, in order. */
+    private static final int MAX_STARTS = 16;
 
     private PassageBytes() {
     }
@@ -62,9 +64,9 @@ final class PassageBytes {
         for (Memory p : passages) {
             String body = SearchHit.body(p);
             // As a JSON string holds it, else as written (a Markdown log such as Aider's).
-            int[] found = find(raw, body, from, true);
+            int[] found = find(raw, body, from, true, oneLine);
             if (found == null) {
-                found = find(raw, body, from, false);
+                found = find(raw, body, from, false, oneLine);
             }
             if (found == null) {
                 out.add(p);
@@ -91,24 +93,80 @@ final class PassageBytes {
     /**
      * Where {@code raw} holds the passage {@code body} from {@code from} on: {@code [start, end)},
      * or null when its first or last words are not there, escaped as a JSON string or as written.
+     * In a record of one line (a JSON Lines record, or a value of a JSON file written as one
+     * line), whose other fields come first, the place its first words begin is checked by its
+     * longest line.
      */
-    private static int[] find(String raw, String body, int from, boolean json) {
+    private static int[] find(String raw, String body, int from, boolean json, boolean oneLine) {
         String head = head(body);
         String tail = tail(body);
         if (json) {
             head = Json.escape(head);
             tail = Json.escape(tail);
         }
-        int start = raw.indexOf(head, from);
-        if (start < 0) {
-            return null;
-        }
         // The record holds the passage at least as long as written (tidying and cuts only drop
-        // characters), so its last words lie no earlier than this: an earlier repeat of them
-        // inside the passage is not its end.
+        // characters), so from a place its first words begin, its last words lie no earlier than
+        // its length on: an earlier repeat of them inside the passage is not its end.
         int length = json ? Json.escape(body).length() : body.length();
-        int end = raw.indexOf(tail, Math.max(start, start + length - tail.length()));
-        return end < 0 ? null : new int[] {start, end + tail.length()};
+        // A line of its own, and where it lies in the passage as the record would hold it.
+        int line = probe(body);
+        String probe = line < 0 ? null : body.substring(line, Math.min(body.length(), line + END_CHARS)).lines()
+                .findFirst().orElse("");
+        int probeOffset = line < 0 ? 0 : json ? Json.escape(body.substring(0, line)).length() : line;
+        if (json && probe != null) {
+            probe = Json.escape(probe);
+        }
+        int[] first = null;
+        int start = raw.indexOf(head, from);
+        for (int tries = 0; start >= 0 && tries < MAX_STARTS; tries++) {
+            int end = raw.indexOf(tail, Math.max(start, start + length - tail.length()));
+            if (end < 0) {
+                break; // nor from any later start
+            }
+            int[] found = {start, end + tail.length()};
+            if (probe == null || !oneLine) {
+                return found; // several lines: a message, its fields one to a line, or Markdown
+            }
+            // Its first words may be said earlier in the record (a written file's path, which a
+            // passage of its content begins with, in the working folder before it). From where
+            // the passage begins, its longest line lies as far on as in the passage, or a little
+            // more (a JSON field's name between a path and the content): from an earlier mention
+            // it lies further, and the next place its first words begin is tried.
+            int at = raw.indexOf(probe, start + probeOffset);
+            if (at >= 0 && at + probe.length() <= found[1]
+                    && at - start - probeOffset <= Math.max(END_CHARS, probeOffset / 10)) {
+                return found;
+            }
+            if (first == null) {
+                first = found; // none holds it so (the passage was tidied): the first place, as before
+            }
+            start = raw.indexOf(head, start + 1);
+        }
+        return first;
+    }
+
+    /**
+     * Where the passage's longest line after its first begins, past its indentation: the line
+     * least likely to be said elsewhere in the record. -1 when there is none of 8 characters.
+     */
+    private static int probe(String body) {
+        int best = -1;
+        int bestLength = 7;
+        int from = body.indexOf('\n') + 1;
+        while (from > 0 && from < body.length()) {
+            int to = body.indexOf('\n', from);
+            to = to < 0 ? body.length() : to;
+            int start = from;
+            while (start < to && Character.isWhitespace(body.charAt(start))) {
+                start++;
+            }
+            if (to - start > bestLength) {
+                best = start;
+                bestLength = to - start;
+            }
+            from = to + 1;
+        }
+        return best;
     }
 
     private static String head(String body) {

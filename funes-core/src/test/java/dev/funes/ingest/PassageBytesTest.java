@@ -122,6 +122,38 @@ class PassageBytesTest {
     }
 
     @Test
+    void aPassageWhoseFirstWordsTheRecordSaysEarlierCitesWhereItIs(@TempDir Path tmp) throws IOException {
+        // A Claude Code edit: the record names the working folder before the call, and the
+        // passage of the edit begins with the file's path, which begins with that folder.
+        String folder = "/Users/someone/projects/example-project/.worktrees/streaming";
+        String path = folder + "/app/lib/ai.server.ts";
+        StringBuilder old = new StringBuilder();
+        for (int i = 0; i < 80; i++) {
+            old.append("  const converted").append(i).append(": Record<string, any> = {};\n");
+        }
+        String line = new ObjectMapper().createObjectNode().put("cwd", folder).put("sessionId", "s-1")
+                .set("input", new ObjectMapper().createObjectNode().put("file_path", path)
+                        .put("old_string", old.toString()).put("new_string", "x")) + "\n";
+        Path log = tmp.resolve("s.jsonl");
+        Files.writeString(log, line, StandardCharsets.UTF_8);
+        String body = path + "\n\n" + old;
+        Memory piece = Memory.builder(MemoryKind.PASSAGE, "claude-code", body)
+                .provenance(new Provenance(log, 1, 1, 0, line.getBytes(StandardCharsets.UTF_8).length, List.of()))
+                .metadata(Passages.HEADER_KEY, "[Edit] app/lib/ai.server.ts")
+                .build();
+
+        List<Memory> passages = PassageBytes.narrow(Passages.split(piece));
+        assertThat(passages).isNotEmpty();
+        Provenance cited = passages.get(0).provenance();
+        String bytes = read(log, cited.byteStart(), cited.byteEnd());
+        assertThat(bytes).startsWith(path + "\",\"old_string\":\"  const converted0").doesNotContain("sessionId");
+        String last = passages.get(passages.size() - 1).text();
+        assertThat(read(log, passages.get(passages.size() - 1).provenance().byteStart(),
+                passages.get(passages.size() - 1).provenance().byteEnd()))
+                .endsWith(Json.escape(last.substring(last.lastIndexOf('\n', last.length() - 2) + 1).strip()));
+    }
+
+    @Test
     void aRealGeminiReadCitesTheLineOfItsOutput() throws IOException {
         Path file = Logs.fixtures("gemini").resolve("codemie-session-2026-01-16T11-01-file-ops-37b7abef.json");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(file), "skipped: no fixture at " + file);
