@@ -15,8 +15,8 @@ import java.util.List;
  * holds a long record (a JSON Lines line of a whole tool output, say), and where a record spans
  * several lines (a message of a pretty-printed JSON log, whose tool output is one string on one
  * of them; a file an Aider reply wrote), whose passages then also cite only the lines that hold
- * them. The passage's first and last words, written as the log writes JSON strings or else as
- * they are, are looked for in the record, in order. A
+ * them. The passage's first and last words are looked for in the record, in order: written as
+ * JSON strings in a record of JSON (or else as they are), as they are in one of Markdown. A
  * passage whose ends are not found as they are (redacted, or its text was tidied) keeps the
  * record's range, which still holds it.
  */
@@ -61,12 +61,15 @@ final class PassageBytes {
         int from = 0;          // where the previous passage ended in raw: passages follow each other
         long bytesBefore = 0;  // UTF-8 bytes of raw[0, from)
         int linesBefore = 0;   // line ends in raw[0, from)
+        // A record of JSON holds a passage as a JSON string (or, failing that, as written); one of
+        // Markdown (Aider's) as written, where a JSON string's length would mislead.
+        String lead = raw.stripLeading();
+        boolean json = lead.startsWith("{") || lead.startsWith("[") || lead.startsWith("\"");
         for (Memory p : passages) {
             String body = SearchHit.body(p);
-            // As a JSON string holds it, else as written (a Markdown log such as Aider's).
-            int[] found = find(raw, body, from, true, oneLine);
+            int[] found = json ? find(raw, body, from, true, true) : null;
             if (found == null) {
-                found = find(raw, body, from, false, oneLine);
+                found = find(raw, body, from, false, oneLine || !json);
             }
             if (found == null) {
                 out.add(p);

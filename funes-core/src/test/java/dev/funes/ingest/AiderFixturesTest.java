@@ -2,6 +2,7 @@ package dev.funes.ingest;
 
 import dev.funes.Memory;
 import dev.funes.MemoryKind;
+import dev.funes.SearchHit;
 
 import org.junit.jupiter.api.Test;
 
@@ -160,6 +161,35 @@ class AiderFixturesTest {
                 assertThat(cited).contains(deep);
                 assertThat(p.provenance().lineEnd() - p.provenance().lineStart()).isLessThan(20);
             });
+        }
+    }
+
+    @Test
+    void everyPassageOfAWrittenOrEditedFileCitesAboutAsManyLinesAsItHolds() throws IOException {
+        try (var files = Files.list(Logs.fixtures("aider"))) {
+            List<Path> histories = files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
+            assertThat(histories).hasSizeGreaterThan(5);
+            int checked = 0;
+            for (Path file : histories) {
+                List<String> lines = Files.readAllLines(file);
+                InMemoryStore store = new InMemoryStore();
+                Indexer.builder(store).build().index(List.of(file));
+                for (Memory p : store.all()) {
+                    if (p.kind() != MemoryKind.PASSAGE || !(p.text().startsWith("[write] ") || p.text().startsWith("[edit] "))) {
+                        continue;
+                    }
+                    checked++;
+                    List<String> own = SearchHit.body(p).lines().map(String::strip).toList();
+                    String longest = own.stream().max(java.util.Comparator.comparingInt(String::length)).orElseThrow();
+                    String cited = String.join("\n", lines.subList(p.provenance().lineStart() - 1, p.provenance().lineEnd()));
+                    // Found as written, not as a JSON string (whose length, with every line break
+                    // written as two characters, sent the end of a passage far past its last line).
+                    assertThat(p.provenance().lineCount()).as("%s:%s %s", file.getFileName(), p.provenance(), longest)
+                            .isLessThanOrEqualTo(own.size() + 5);
+                    assertThat(cited).as("%s:%s", file.getFileName(), p.provenance()).contains(longest);
+                }
+            }
+            assertThat(checked).isGreaterThan(500);
         }
     }
 
