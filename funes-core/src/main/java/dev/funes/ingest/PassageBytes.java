@@ -30,6 +30,8 @@ final class PassageBytes {
     private static final int END_CHARS = 32;
     /** Places where a passage's first words begin that are tried, in order. */
     private static final int MAX_STARTS = 16;
+    /** How far past the first place its first words begin a later place is looked for. */
+    private static final int MAX_SHIFT = 64 << 10;
 
     private PassageBytes() {
     }
@@ -63,8 +65,11 @@ final class PassageBytes {
         int linesBefore = 0;   // line ends in raw[0, from)
         // A record of JSON holds a passage as a JSON string (or, failing that, as written); one of
         // Markdown (Aider's) as written, where a JSON string's length would mislead.
-        String lead = raw.stripLeading();
-        boolean json = lead.startsWith("{") || lead.startsWith("[") || lead.startsWith("\"");
+        int lead = 0;
+        while (lead < raw.length() && Character.isWhitespace(raw.charAt(lead))) {
+            lead++;
+        }
+        boolean json = lead < raw.length() && "{[\"".indexOf(raw.charAt(lead)) >= 0;
         for (Memory p : passages) {
             String body = SearchHit.body(p);
             int[] found = json ? find(raw, body, from, true, true) : null;
@@ -96,11 +101,12 @@ final class PassageBytes {
     /**
      * Where {@code raw} holds the passage {@code body} from {@code from} on: {@code [start, end)},
      * or null when its first or last words are not there, escaped as a JSON string or as written.
-     * In a record of one line (a JSON Lines record, or a value of a JSON file written as one
-     * line), whose other fields come first, the place its first words begin is checked by its
-     * longest line.
+     * With {@code check}, the place its first words begin is checked by its longest line: the
+     * record's other fields may say them first (in a JSON Lines record, the working folder that
+     * begins a written file's path), a Markdown log may quote them before (an edit's search block
+     * before its replacement).
      */
-    private static int[] find(String raw, String body, int from, boolean json, boolean oneLine) {
+    private static int[] find(String raw, String body, int from, boolean json, boolean check) {
         String head = head(body);
         String tail = tail(body);
         if (json) {
@@ -127,25 +133,37 @@ final class PassageBytes {
                 break; // nor from any later start
             }
             int[] found = {start, end + tail.length()};
-            if (probe == null || !oneLine) {
-                return found; // several lines: a message, its fields one to a line, or Markdown
+            if (probe == null || !check) {
+                return found;
             }
             // Its first words may be said earlier in the record (a written file's path, which a
             // passage of its content begins with, in the working folder before it). From where
             // the passage begins, its longest line lies as far on as in the passage, or a little
             // more (a JSON field's name between a path and the content): from an earlier mention
             // it lies further, and the next place its first words begin is tried.
-            int at = raw.indexOf(probe, start + probeOffset);
-            if (at >= 0 && at + probe.length() <= found[1]
-                    && at - start - probeOffset <= Math.max(END_CHARS, probeOffset / 10)) {
+            int at = indexOf(raw, probe, start + probeOffset, found[1]);
+            if (at >= 0 && at - start - probeOffset <= Math.max(END_CHARS, probeOffset / 10)) {
                 return found;
             }
             if (first == null) {
                 first = found; // none holds it so (the passage was tidied): the first place, as before
             }
-            start = raw.indexOf(head, start + 1);
+            // A record's other fields lie close before its value: later places are looked for
+            // near the first, so a tidied passage of a long output costs no scan of the rest.
+            start = indexOf(raw, head, start + 1, first[0] + MAX_SHIFT);
         }
         return first;
+    }
+
+    /** Where {@code s} holds {@code part} beginning in {@code [from, to - part.length()]}, or -1. */
+    private static int indexOf(String s, String part, int from, int to) {
+        int last = Math.min(to, s.length()) - part.length();
+        for (int i = Math.max(0, from); i <= last; i++) {
+            if (s.startsWith(part, i)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
