@@ -43,14 +43,14 @@ final class HitText {
                     : "  (the file changed since: seen " + changedAt + "; these lines cite its earlier version)";
             if (hit.passage() != null && hit.passage().provenance() != null) {
                 // The answer first: the passage and the lines that hold it; the memory's range after.
-                out.println("   " + hit.passage().provenance()
+                out.println("   " + where(hit.passage(), memory)
                         + (memory.provenance() == null ? "" : "  (in " + memory.provenance().lineStart()
                         + "-" + memory.provenance().lineEnd() + ")") + changed);
                 passage(hit.passage(), full, out);
                 for (Memory more : hit.morePassages()) {
                     // Further passages of the same memory that matched nearly as well.
                     if (more.provenance() != null) {
-                        out.println("   also " + more.provenance());
+                        out.println("   also " + where(more, memory));
                         passage(more, full, out);
                     }
                 }
@@ -69,6 +69,18 @@ final class HitText {
             out.println("   [" + hit.parts().explain() + "]");
             out.println();
         }
+    }
+
+    /**
+     * Where a passage is: its lines, and its bytes when it is part of one line (a JSON Lines
+     * record, a JSON log written as one line), which {@code sed -n} would print whole.
+     */
+    static String where(Memory passage, Memory memory) {
+        dev.funes.Provenance p = passage.provenance();
+        dev.funes.Provenance m = memory.provenance();
+        boolean part = p.lineStart() == p.lineEnd() && m != null && p.byteStart() >= m.byteStart()
+                && p.byteEnd() <= m.byteEnd() && p.byteEnd() - p.byteStart() < m.byteEnd() - m.byteStart();
+        return p + (part ? " bytes " + p.byteStart() + "-" + p.byteEnd() : "");
     }
 
     /** A passage's header line (what was said where), then its words: all of them, or a preview. */

@@ -115,6 +115,7 @@ class CliTest {
     void hitsReturnFurtherPassagesWithTheLinesTheyCite() throws IOException {
         assumeFixtures();
         int further = 0;
+        int narrowed = 0;
         for (String query : List.of("rebase on main", "why did CI check the wrong branch",
                 "how did the commit get past the pre-commit hook", "which files had conflicts during the rebase")) {
             Result search = funes("search", "--store", fixtureStore.toString(), "--json", query);
@@ -146,8 +147,21 @@ class CliTest {
             assertThat(text.status()).as(text.err()).isZero();
             long shown = search.json().findValues("morePassages").stream().mapToLong(JsonNode::size).sum();
             assertThat(text.out().lines().filter(l -> l.startsWith("   also ")).count()).isEqualTo(shown);
+            // A passage of one JSON line also gives the bytes of that line that hold it.
+            for (JsonNode hit : search.json()) {
+                JsonNode p = hit.path("passage");
+                JsonNode source = hit.get("source");
+                if (!p.isMissingNode() && p.get("lineStart").asInt() == p.get("lineEnd").asInt()
+                        && p.get("byteEnd").asLong() - p.get("byteStart").asLong()
+                        < source.get("byteEnd").asLong() - source.get("byteStart").asLong()) {
+                    narrowed++;
+                    assertThat(text.out()).contains(":" + p.get("lineStart").asInt() + " bytes "
+                            + p.get("byteStart").asLong() + "-" + p.get("byteEnd").asLong());
+                }
+            }
         }
         assertThat(further).as("some hit returned a further passage").isPositive();
+        assertThat(narrowed).as("some passage was part of a line").isPositive();
     }
 
     @Test
