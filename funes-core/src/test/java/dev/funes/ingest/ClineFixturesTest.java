@@ -6,8 +6,6 @@ import dev.funes.Provenance;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -73,7 +71,7 @@ class ClineFixturesTest {
                 .anySatisfy(p -> assertThat(p.text()).startsWith("[write_to_file] BeginTurnGA.cs\n"));
         for (Memory p : passages) {
             Provenance cited = p.provenance();
-            String bytes = read(file, cited.byteStart(), cited.byteEnd());
+            String bytes = PassageBytesTest.read(file, cited.byteStart(), cited.byteEnd());
             // Its longest line, as the log writes it, lies in the bytes it cites: a written
             // file's passage cites its tool call, not the file list of the first request, which
             // names the same path first.
@@ -83,14 +81,5 @@ class ClineFixturesTest {
                     .contains(Json.escape(longest));
             assertThat(cited.byteEnd() - cited.byteStart()).as("%s", cited).isLessThan(Files.size(file) / 10);
         }
-    }
-
-    private static String read(Path file, long from, long to) throws Exception {
-        byte[] bytes = new byte[(int) (to - from)];
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-            f.seek(from);
-            f.readFully(bytes);
-        }
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

@@ -173,7 +173,8 @@ class PassageBytesTest {
         }
     }
 
-    private static String read(Path file, long from, long to) throws IOException {
+    /** The bytes {@code [from, to)} of {@code file}, as UTF-8. */
+    static String read(Path file, long from, long to) throws IOException {
         byte[] bytes = new byte[(int) (to - from)];
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             f.seek(from);
