@@ -41,7 +41,8 @@ public record Memory(String id, MemoryKind kind, String text, Instant startedAt,
      * Metadata naming the {@link #contentHash() content hash} of another text whose embedding a
      * store uses for this memory instead of embedding its own text, when it holds that embedding
      * (else it embeds this memory's text): a tool output's passages are found by meaning through
-     * their exchange, by their words through their own text.
+     * their exchange, by their words through their own text; so are the passages of an exchange
+     * short enough to be embedded in one window, which holds them whole.
      */
     public static final String VECTOR_OF = "vectorOf";
 

@@ -62,7 +62,12 @@ final class Chunker {
      *                embedding rather than one of its own
      * @param rec    the record holding it
      */
-    private record Piece(String header, String context, String text, Rec rec, boolean output) {
+    /**
+     * @param output whether it is a tool's output, whose passages use their exchange's vector
+     * @param docs   whether it is what the agent read to learn (documentation, an issue), whose
+     *               passages keep vectors of their own even where the exchange reads them whole
+     */
+    private record Piece(String header, String context, String text, Rec rec, boolean output, boolean docs) {
     }
 
     /** One rendered piece of a part. */
@@ -417,7 +422,7 @@ final class Chunker {
         Exchange ex = exchangeFor(r);
         ex.answered = true;
         Entry e = new Entry(EntryKind.MARKER, r, null, shown);
-        piece(e, ex, "Output", whole, r, toolOutput);
+        piece(e, ex, "Output", whole, r, toolOutput, false);
         add(ex, r, e);
     }
 
@@ -592,7 +597,7 @@ final class Chunker {
      * a web page, an issue): that is prose a question paraphrases, found by its own.
      */
     private void output(Entry e, Exchange ex, String header, String text, Rec r, boolean docs) {
-        piece(e, ex, header, text, r, !docs);
+        piece(e, ex, header, text, r, !docs, docs);
     }
 
     /**
@@ -616,10 +621,10 @@ final class Chunker {
 
     /** Keeps the full content of a record an entry renders, when passages are wanted and it holds any. */
     private void piece(Entry e, Exchange ex, String header, String text, Rec r) {
-        piece(e, ex, header, text, r, false);
+        piece(e, ex, header, text, r, false, false);
     }
 
-    private void piece(Entry e, Exchange ex, String header, String text, Rec r, boolean output) {
+    private void piece(Entry e, Exchange ex, String header, String text, Rec r, boolean output, boolean docs) {
         if (passages && text != null && text.strip().length() >= Passages.MIN_CHARS) {
             String date = r.time() == null ? null : r.time().toString().substring(0, 10);
             boolean conversation = e.kind == EntryKind.REQUEST || e.kind == EntryKind.TEXT
@@ -629,7 +634,7 @@ final class Chunker {
             // once, cited from each place.
             String full = !conversation ? header : header + (date == null ? "" : " \u00b7 " + date);
             e.pieces.add(new Piece(full, conversation && e.kind != EntryKind.REQUEST ? ex.context : null, text, r,
-                    output));
+                    output, docs));
         }
     }
 
@@ -648,6 +653,7 @@ final class Chunker {
                 .metadata(Passages.HEADER_KEY, piece.header())
                 .metadata(Passages.CONTEXT_KEY, piece.context())
                 .metadata(Passages.OUTPUT_KEY, piece.output() ? "true" : null)
+                .metadata(Passages.DOCS_KEY, piece.docs() ? "true" : null)
                 .metadata("sidechain", ex.sidechain ? "true" : null)
                 .build();
     }

@@ -78,6 +78,7 @@ final class FileBatches implements PassageSink {
     /** The id (before redaction) and stored content hash of the last memory that was not a piece. */
     private String lastId;
     private String lastHash;
+    private String lastText;
     /** Ids of exchanges that redaction changed, by their id before it: what their passages name. */
     private final Map<String, String> renamed = new HashMap<>();
     /** Whether the file was indexed before: a memory read again may differ from its stored version. */
@@ -160,6 +161,7 @@ final class FileBatches implements PassageSink {
         }
         lastId = memory.id();
         lastHash = redacted.contentHash();
+        lastText = redacted.text();
         batch.add(redacted);
         ids.add(redacted.id());
         long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
@@ -189,9 +191,12 @@ final class FileBatches implements PassageSink {
     private void passages(Memory piece) {
         String of = piece.metadata().get(Memory.PASSAGE_OF);
         String stored = of == null ? null : renamed.get(of);
-        // A tool output's passages use the vector of their exchange, which precedes them.
-        String vectorOf = piece.metadata().containsKey(Passages.OUTPUT_KEY) && of != null && of.equals(lastId)
-                ? lastHash : null;
+        // A tool output's passages use the vector of their exchange, which precedes them; so does
+        // a piece the exchange holds whole when the exchange is embedded in one window.
+        boolean output = piece.metadata().containsKey(Passages.OUTPUT_KEY);
+        boolean whole = !piece.metadata().containsKey(Passages.DOCS_KEY) && lastText != null
+                && lastText.length() <= Passages.SHARED_EXCHANGE_CHARS && lastText.contains(piece.text().strip());
+        String vectorOf = (output || whole) && of != null && of.equals(lastId) ? lastHash : null;
         if (stored != null || vectorOf != null) {
             Map<String, String> metadata = new TreeMap<>(piece.metadata());
             if (stored != null) {

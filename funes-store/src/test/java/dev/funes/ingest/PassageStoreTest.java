@@ -121,6 +121,53 @@ class PassageStoreTest {
     }
 
     @Test
+    void whatAShortExchangeHoldsWholeUsesItsVectorALongOnesPassagesTheirOwn(@TempDir Path tmp) throws Exception {
+        String shortAnswer = "The cache key included the build timestamp, so every build missed; it is dropped now.";
+        StringBuilder longAnswer = new StringBuilder("Here is how the release pipeline works, step by step.\n\n");
+        for (int i = 1; i <= 12; i++) {
+            longAnswer.append("Step ").append(i).append(": the pipeline runs stage ").append(i)
+                    .append(" and uploads its artifacts to the bucket named release-stage-").append(i).append(".\n\n");
+        }
+        longAnswer.append("The signing key for stage nine lives in the vault under releases/sign.");
+        List<String> lines = List.of(
+                Records.request(1, "why was every build a cache miss?"),
+                Records.answer(2, "msg-2", shortAnswer),
+                Records.request(3, "explain the release pipeline"),
+                Records.answer(4, "msg-4", longAnswer.toString()));
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+        Path dir = tmp.resolve("store");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(log));
+            // Found by meaning through the exchange's vector; the answer among the passages it returns.
+            List<SearchHit> hits = store.search(SearchRequest.builder("why did the builds never hit the cache")
+                    .retrieval(dev.funes.Retrieval.DENSE).limit(3).build());
+            assertThat(hits.get(0).memory().text()).contains("cache miss");
+            assertThat(hits.get(0).passages()).anySatisfy(p -> assertThat(p.text())
+                    .contains("cache key included the build timestamp"));
+        }
+        String sql = "SELECT length(e.text), count(*), sum(p.vector_id = e.vector_id)"
+                + " FROM memories p JOIN memories e ON e.id = json_extract(p.metadata, '$.passageOf')"
+                + " WHERE p.kind = 'passage' AND instr(e.text, ?) > 0 GROUP BY e.id";
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
+             java.sql.PreparedStatement q = c.prepareStatement(sql)) {
+            q.setString(1, "cache miss");
+            try (ResultSet rs = q.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("the exchange's text").isLessThanOrEqualTo(Passages.SHARED_EXCHANGE_CHARS);
+                assertThat(rs.getInt(2)).as("its passages: the request and the answer").isEqualTo(2);
+                assertThat(rs.getInt(3)).as("embedded as the exchange is, not again").isEqualTo(2);
+            }
+            q.setString(1, "release pipeline");
+            try (ResultSet rs = q.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("the exchange's text").isGreaterThan(Passages.SHARED_EXCHANGE_CHARS);
+                assertThat(rs.getInt(2)).as("its passages").isGreaterThan(2);
+                assertThat(rs.getInt(3)).as("each with a vector of its own").isZero();
+            }
+        }
+    }
+
+    @Test
     void whatTheAgentReadToLearnIsEmbeddedOnItsOwnOtherOutputThroughItsExchange(@TempDir Path tmp) throws Exception {
         String design = "Tracing guidelines.\n\nDo not use the opentelemetry_phoenix package for spans: it double counts"
                 + " LiveView events. Use the Telemetry.Span wrapper in lib/app/telemetry.ex instead.\n";
