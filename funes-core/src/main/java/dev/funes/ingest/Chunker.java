@@ -58,14 +58,11 @@ final class Chunker {
      * @param header  what heads each of its passages: who or which tool, and the date
      * @param context the request it answers, or null; shortened only after redaction
      * @param text    the full text
+     * @param rec     the record holding it
      * @param output  whether it is a tool's output, found by meaning through its exchange's
      *                embedding rather than one of its own
-     * @param rec    the record holding it
-     */
-    /**
-     * @param output whether it is a tool's output, whose passages use their exchange's vector
-     * @param docs   whether it is what the agent read to learn (documentation, an issue), whose
-     *               passages keep vectors of their own even where the exchange reads them whole
+     * @param docs    whether it is what the agent read to learn (documentation, an issue), whose
+     *                passages keep embeddings of their own even where the exchange reads them whole
      */
     private record Piece(String header, String context, String text, Rec rec, boolean output, boolean docs) {
     }

@@ -75,7 +75,7 @@ final class FileBatches implements PassageSink {
     private final Set<String> ids = new HashSet<>();
     /** The first byte each memory cites, by id: which of them the next resume point replaces. */
     private final Map<String, Long> starts = new HashMap<>();
-    /** The id (before redaction) and stored content hash of the last memory that was not a piece. */
+    /** The id (before redaction), stored content hash and stored text of the last memory that was not a piece. */
     private String lastId;
     private String lastHash;
     private String lastText;
