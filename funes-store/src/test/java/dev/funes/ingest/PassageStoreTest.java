@@ -62,17 +62,13 @@ class PassageStoreTest {
             resultLines.add(lines.size());
             lines.add(Records.answer(++n, "msg-" + n, "The config has forty settings."));
         }
-        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
-        Path dir = tmp.resolve("store");
-        try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(log));
-
+        Path dir = indexed(tmp, lines, store -> {
             List<SearchHit> hits = store.search(SearchRequest.builder("quokka retention window").limit(5).build());
             List<Integer> cited = hits.stream().filter(h -> h.passage() != null
                             && h.passageText().contains("quokka-retention-window: 37 days"))
                     .map(h -> h.passage().provenance().lineStart()).sorted().toList();
             assertThat(cited).as("each read is cited at its own result record").isEqualTo(resultLines);
-        }
+        });
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
              Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT p.line_start), count(DISTINCT p.text),"
@@ -134,17 +130,14 @@ class PassageStoreTest {
                 Records.answer(2, "msg-2", shortAnswer),
                 Records.request(3, "explain the release pipeline"),
                 Records.answer(4, "msg-4", longAnswer.toString()));
-        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
-        Path dir = tmp.resolve("store");
-        try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(log));
+        Path dir = indexed(tmp, lines, store -> {
             // Found by meaning through the exchange's vector; the answer among the passages it returns.
             List<SearchHit> hits = store.search(SearchRequest.builder("why did the builds never hit the cache")
                     .retrieval(dev.funes.Retrieval.DENSE).limit(3).build());
             assertThat(hits.get(0).memory().text()).contains("cache miss");
             assertThat(hits.get(0).passages()).anySatisfy(p -> assertThat(p.text())
                     .contains("cache key included the build timestamp"));
-        }
+        });
         String sql = "SELECT length(e.text), count(*), sum(p.vector_id = e.vector_id)"
                 + " FROM memories p JOIN memories e ON e.id = json_extract(p.metadata, '$.passageOf')"
                 + " WHERE p.kind = 'passage' AND instr(e.text, ?) > 0 GROUP BY e.id";
@@ -190,15 +183,12 @@ class PassageStoreTest {
         lines.add(Records.toolUse(++n, "msg-" + n, "tool-" + n, "Bash", "command", "gh issue view 12"));
         lines.add(Records.result(++n, "tool-" + (n - 1), issue, false));
         lines.add(Records.answer(++n, "msg-" + n, "Four entries; the epic constrains tracing."));
-        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
-        Path dir = tmp.resolve("store");
-        try (MemoryStore store = FunesStore.open(dir, embedder)) {
-            Indexer.builder(store).build().index(List.of(log));
+        Path dir = indexed(tmp, lines, store -> {
             // Found by meaning alone, the passage itself the answer.
             List<SearchHit> hits = store.search(SearchRequest.builder("which package must not be used for spans")
                     .retrieval(dev.funes.Retrieval.DENSE).limit(3).build());
             assertThat(hits).anySatisfy(h -> assertThat(h.passageText()).contains("Do not use the opentelemetry_phoenix"));
-        }
+        });
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("funes.db"));
              Statement s = c.createStatement()) {
             String own = "SELECT count(*), count(DISTINCT p.vector_id), sum(p.vector_id = e.vector_id), group_concat(p.line_start)"
@@ -358,6 +348,26 @@ class PassageStoreTest {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /** What a test does with the store it indexed, still open. */
+    @FunctionalInterface
+    private interface OpenStore {
+        void use(MemoryStore store) throws Exception;
+    }
+
+    /**
+     * Writes {@code lines} as a Claude Code session log in {@code tmp}, indexes it into a new store
+     * there and hands the open store to {@code then}; the store's folder.
+     */
+    private Path indexed(Path tmp, List<String> lines, OpenStore then) throws Exception {
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+        Path dir = tmp.resolve("store");
+        try (MemoryStore store = FunesStore.open(dir, embedder)) {
+            Indexer.builder(store).build().index(List.of(log));
+            then.use(store);
+        }
+        return dir;
     }
 
     private static void assertNoPiece(List<String> secrets, List<String> contents) {
