@@ -105,7 +105,8 @@ public final class HybridRanking {
         List<String> terms = queryTerms(request.query());
         List<SearchHit> ranked = Rerank.apply(fused, terms, options.rerank(), fused.size());
         try {
-            return Rollup.apply(ranked, request.limit(), options.rerank().passageWeight(), owners::apply, terms);
+            return Rollup.apply(ranked, request.limit(), Rollup.window(request.limit(), options.rerank().depth()),
+                    options.rerank().passageWeight(), owners::apply, terms);
         } catch (SQLException e) {
             throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);
         }

@@ -146,8 +146,9 @@ final class HybridSearch {
         List<SearchHit> ranked = Rerank.apply(fused, queryTerms, rerank, fused.size());
         boolean neighbours = rerank.neighbourWeight() > 0;
         // An exchange's neighbours count among the best `depth` memories, however few hits are asked for.
-        List<SearchHit> memories = Rollup.apply(ranked, neighbours ? Math.max(request.limit(), rerank.depth())
-                : request.limit(), rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
+        int places = neighbours ? Math.max(request.limit(), rerank.depth()) : request.limit();
+        List<SearchHit> memories = Rollup.apply(ranked, places, Rollup.window(places, rerank.depth()),
+                rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
         return neighbours ? Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit()) : memories;
     }
 

@@ -37,8 +37,6 @@ import java.util.Set;
  */
 final class Rollup {
 
-    /** Candidates ranked per hit asked for: passages of one memory share its place. */
-    static final int CANDIDATES_PER_HIT = 4;
     /** Most further passages a hit returns besides its best one. */
     static final int MORE_PASSAGES_SHOWN = 2;
     /** The share of the best passage's score a further passage needs to be returned with it. */
@@ -68,11 +66,24 @@ final class Rollup {
         return shared != null ? shared : m.contentHash();
     }
 
+    /** Candidates rolled up with their bonus per hit asked for, when that is more than the rerank depth. */
+    static final int CANDIDATES_PER_HIT = 4;
+
     /**
-     * @param ranked candidates, best first: the first {@link #CANDIDATES_PER_HIT} × {@code limit}
-     *               are rolled up (with their bonus); later ones only while fewer than
-     *               {@code limit} memories have a place
+     * The candidates that roll up with their bonus: those the rerank stage adjusted ({@code depth},
+     * 100 by default), or four per hit asked for when that is more. So a memory's bonus and place
+     * do not depend on how many hits are asked for, and a search's first hits are the same whether
+     * it asks for 5 or 20 (their candidate lists are too: {@link HybridRanking#candidates}).
+     */
+    static int window(int limit, int depth) {
+        return Math.max(depth, CANDIDATES_PER_HIT * limit);
+    }
+
+    /**
+     * @param ranked candidates, best first: the first {@code window} are rolled up (with their
+     *               bonus); later ones only while fewer than {@code limit} memories have a place
      * @param limit         most hits returned
+     * @param window        how many of the best candidates roll up with their bonus ({@link #window(int, int)})
      * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
      * @param queryTerms    the lexical query's terms: a further candidate's lexical contribution
@@ -81,7 +92,7 @@ final class Rollup {
      *                      empty counts every lexical contribution
      * @return at most {@code limit} hits, best first, each memory once
      */
-    static List<SearchHit> apply(List<SearchHit> ranked, int limit, double passageWeight, Lookup lookup,
+    static List<SearchHit> apply(List<SearchHit> ranked, int limit, int window, double passageWeight, Lookup lookup,
                                  List<String> queryTerms) throws SQLException {
         List<String> stems = passageWeight > 0 ? Rerank.stems(queryTerms) : List.of();
         Map<String, SearchHit> groups = new LinkedHashMap<>();
@@ -92,7 +103,6 @@ final class Rollup {
         // the vectors its dense matches came from, and the query stems its candidates held.
         Map<String, Set<String>> vectors = new HashMap<>();
         Map<String, Set<String>> words = new HashMap<>();
-        int window = CANDIDATES_PER_HIT * limit;
         for (int i = 0; i < ranked.size(); i++) {
             SearchHit hit = ranked.get(i);
             Memory m = hit.memory();
@@ -147,38 +157,48 @@ final class Rollup {
                 }
             }
         }
-        List<String> missing = new ArrayList<>();
-        for (Map.Entry<String, SearchHit> e : groups.entrySet()) {
-            if (!e.getValue().memory().id().equals(e.getKey())) {
-                missing.add(e.getKey());
-            }
-        }
-        Map<String, Memory> owners = missing.isEmpty() ? Map.of() : lookup.byIds(missing);
-        List<SearchHit> hits = new ArrayList<>(groups.size());
+        // Each memory's hit, holding its best candidate's memory until it is known to be among
+        // the first `limit`: only those whose best candidate is a passage have their memory read.
+        List<Map.Entry<String, SearchHit>> placed = new ArrayList<>(groups.size());
         for (Map.Entry<String, SearchHit> e : groups.entrySet()) {
             SearchHit best = e.getValue();
             SearchHit bestPassage = passageOf.get(e.getKey());
             Memory passage = bestPassage == null ? null : bestPassage.memory();
             List<Memory> extra = morePassages.getOrDefault(e.getKey(), List.of());
-            Memory owner = best.memory().id().equals(e.getKey()) ? best.memory() : owners.get(e.getKey());
-            if (owner == null) {
-                owner = passage;
-            }
             double[] bonus = more.get(e.getKey());
+            SearchHit hit;
             if (bonus == null) {
-                hits.add(new SearchHit(owner, best.score(), best.parts(), passage, extra));
+                hit = new SearchHit(best.memory(), best.score(), best.parts(), passage, extra);
             } else {
                 ScoreParts p = best.parts();
                 ScoreParts parts = ScoreParts.of(p.denseRank(), p.denseSimilarity(), p.lexicalRank(), p.lexicalScore(),
                         p.denseContribution(), p.lexicalContribution(), p.rerankAdjustment() + bonus[0]);
-                hits.add(new SearchHit(owner, parts.fused(), parts, passage, extra));
+                hit = new SearchHit(best.memory(), parts.fused(), parts, passage, extra);
             }
+            placed.add(Map.entry(e.getKey(), hit));
         }
         if (passageWeight > 0) {
-            hits.sort(Comparator.comparingDouble(SearchHit::score).reversed()); // stable: ties keep their order
-            if (hits.size() > limit) {
-                return new ArrayList<>(hits.subList(0, limit));
+            // stable: ties keep their order
+            placed.sort(Comparator.comparingDouble((Map.Entry<String, SearchHit> e) -> e.getValue().score()).reversed());
+        }
+        if (placed.size() > limit) {
+            placed = placed.subList(0, limit);
+        }
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, SearchHit> e : placed) {
+            if (!e.getValue().memory().id().equals(e.getKey())) {
+                missing.add(e.getKey());
             }
+        }
+        Map<String, Memory> owners = missing.isEmpty() ? Map.of() : lookup.byIds(missing);
+        List<SearchHit> hits = new ArrayList<>(placed.size());
+        for (Map.Entry<String, SearchHit> e : placed) {
+            SearchHit h = e.getValue();
+            Memory owner = h.memory().id().equals(e.getKey()) ? h.memory() : owners.get(e.getKey());
+            if (owner == null) {
+                owner = h.passage(); // the passage's memory is gone: the passage is a hit of its own
+            }
+            hits.add(owner == h.memory() ? h : new SearchHit(owner, h.score(), h.parts(), h.passage(), h.morePassages()));
         }
         return hits;
     }

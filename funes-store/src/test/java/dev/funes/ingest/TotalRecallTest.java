@@ -114,6 +114,33 @@ class TotalRecallTest {
         assertThat(further).as("some hit returned a further passage").isPositive();
     }
 
+    @Test
+    void theFirstHitsAndTheirPassagesDoNotDependOnHowManyHitsAreAskedFor() {
+        // Passages roll up to their exchange, which gains from its further matching passages
+        // wherever they rank: `funes search -n 5` and `-n 20` agree on the first five.
+        for (String question : List.of("Which AI testing tool used evolutionary search to cut mobile crash rates?",
+                "Why did we stop trying to prove the loop on the laptop itself?",
+                "How does the agent inside the container reach the app served on my Mac?",
+                "What kind of bug judgement did I want instead of pixel comparisons?",
+                "Where is the visual oracle implemented?")) {
+            List<SearchHit> five = store.search(SearchRequest.builder(question).limit(5).build());
+            List<SearchHit> twenty = store.search(SearchRequest.builder(question).limit(20).build());
+            assertThat(five).as(question).hasSize(5);
+            assertThat(five).as(question).extracting(TotalRecallTest::shown)
+                    .containsExactlyElementsOf(twenty.subList(0, 5).stream().map(TotalRecallTest::shown).toList());
+        }
+    }
+
+    /** A hit as a caller sees it: its memory, score and passages. */
+    private static String shown(SearchHit hit) {
+        StringBuilder s = new StringBuilder(hit.memory().id()).append(' ').append(hit.score());
+        if (hit.passage() != null) {
+            s.append(' ').append(hit.passage().id());
+        }
+        hit.morePassages().forEach(p -> s.append(' ').append(p.id()));
+        return s.toString();
+    }
+
     private void assertFoundOnlyInPassage(String question, String answer, int line) throws IOException {
         List<Memory> renderings = store.search(SearchRequest.builder(answer).limit(50).build()).stream()
                 .map(SearchHit::memory).toList();

@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 
 class RollupTest {
 
+    /** The rerank depth the tests roll up with: smaller than the default 100, so that limits pass it. */
+    private static final int DEPTH = 8;
+
     private final Map<String, Memory> stored = new HashMap<>();
 
     private Memory exchange(String id) {
@@ -38,7 +41,12 @@ class RollupTest {
 
     private List<SearchHit> rollup(List<SearchHit> ranked, int limit, double weight, List<String> queryTerms)
             throws Exception {
-        return Rollup.apply(ranked, limit, weight, ids -> {
+        return rollup(ranked, limit, DEPTH, weight, queryTerms);
+    }
+
+    private List<SearchHit> rollup(List<SearchHit> ranked, int limit, int depth, double weight,
+                                   List<String> queryTerms) throws Exception {
+        return Rollup.apply(ranked, limit, Rollup.window(limit, depth), weight, ids -> {
             Map<String, Memory> found = new HashMap<>();
             ids.forEach(id -> found.put(id, stored.get(id)));
             return found;
@@ -144,8 +152,8 @@ class RollupTest {
         exchange("other");
         exchange("third");
         List<SearchHit> ranked = new java.util.ArrayList<>();
-        // One limit's window (CANDIDATES_PER_HIT × 2) of one exchange's passages, then two more memories.
-        for (int i = 0; i < Rollup.CANDIDATES_PER_HIT * 2 + 2; i++) {
+        // The window (DEPTH) and two more of one exchange's passages, then two more memories.
+        for (int i = 0; i < DEPTH + 2; i++) {
             ranked.add(candidate(passage("long-" + i, "long"), 0.5, 0.5 - i * 0.01));
         }
         ranked.add(candidate(passage("other-a", "other"), 0.2, 0.2));
@@ -158,6 +166,29 @@ class RollupTest {
             assertThat(hits.get(0).parts().rerankAdjustment()).isCloseTo(weight * ((0.5 + 0.49) + (0.5 + 0.48)),
                     within(1e-9));
         }
+    }
+
+    @Test
+    void theFirstHitsAreTheSameWhicheverNumberOfHitsIsAskedFor() throws Exception {
+        exchange("first");
+        exchange("deep");
+        List<SearchHit> ranked = new java.util.ArrayList<>();
+        ranked.add(candidate(passage("first-a", "first"), 0.5, 0.5));             // 1.00
+        ranked.add(candidate(passage("deep-a", "deep"), 0.45, 0.45));             // 0.90
+        for (int i = 0; i < 30; i++) {                                            // 30 memories between
+            ranked.add(candidate(exchange("mid-" + i), 0.4 - i * 0.005, 0.4));
+        }
+        ranked.add(candidate(passage("deep-b", "deep"), 0.3, 0.2));               // 0.50, the 33rd candidate
+        int depth = 40; // the candidates the rerank stage adjusted: all roll up, whatever the limit
+        List<SearchHit> one = rollup(ranked, 1, depth, 0.5, List.of());
+        List<SearchHit> twenty = rollup(ranked, 20, depth, 0.5, List.of());
+        // deep's second passage, far down the candidates, lifts it over first: 0.90 + 0.25 > 1.00.
+        assertThat(twenty.get(0).memory().id()).isEqualTo("deep");
+        assertThat(twenty.get(0).score()).isCloseTo(0.90 + 0.5 * 0.5, within(1e-9));
+        assertThat(one).extracting(h -> h.memory().id()).containsExactly("deep");
+        assertThat(one.get(0).score()).isEqualTo(twenty.get(0).score());
+        assertThat(rollup(ranked, 5, depth, 0.5, List.of())).extracting(h -> h.memory().id())
+                .containsExactlyElementsOf(twenty.subList(0, 5).stream().map(h -> h.memory().id()).toList());
     }
 
     @Test
