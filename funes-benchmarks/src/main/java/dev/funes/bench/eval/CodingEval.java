@@ -4,7 +4,9 @@ import dev.funes.Embedder;
 import dev.funes.Memory;
 import dev.funes.MemoryStore;
 import dev.funes.Provenance;
+import dev.funes.Retrieval;
 import dev.funes.SearchHit;
+import dev.funes.SearchRequest;
 import dev.funes.embed.Embedders;
 import dev.funes.ingest.AgentLogs;
 import dev.funes.ingest.IndexReport;
@@ -204,9 +206,18 @@ final class CodingEval {
         }
     }
 
-    /** One model's run; {@code report} is the indexer's summary. */
-    record Run(String modelId, Path store, String report, double buildSeconds, double searchSeconds) {
+    /**
+     * One model's run; {@code report} is the indexer's summary; {@code sameFirstFive} counts the
+     * questions whose default search of {@link #FEW} hits gave the first {@value #FEW} of its
+     * search of {@link Metrics#DEPTH} (the same memories, scores and passages), as
+     * {@code search_memory} (5 hits) and {@code funes search} (10) need for these figures to be theirs.
+     */
+    record Run(String modelId, Path store, String report, double buildSeconds, double searchSeconds,
+               int sameFirstFive, int questions) {
     }
+
+    /** The hits of the smaller search compared with the first of the evaluation's. */
+    static final int FEW = 5;
 
     /**
      * Indexes the fixtures into one store per model and scores every counted question with every
@@ -256,6 +267,7 @@ final class CodingEval {
                 String summary = "";
                 double build = 0;
                 double search = 0;
+                int same = 0;
                 for (Configs.Group group : groups) {
                     try (MemoryStore store = FunesStore.open(dir, embedder, group.options())) {
                         if (group == groups.get(0)) {
@@ -300,6 +312,12 @@ final class CodingEval {
                                 }
                                 bySet.get(config.name()).computeIfAbsent(q.set(), k -> new Metrics.Mean())
                                         .add(success, Metrics.reciprocalRank(ranked, answers));
+                                if (group == groups.get(groups.size() - 1) && config.mode() == Retrieval.HYBRID) {
+                                    List<SearchHit> few = store.search(SearchRequest.builder(q.question()).limit(FEW).build());
+                                    if (shown(few).equals(shown(ranked.subList(0, Math.min(FEW, ranked.size()))))) {
+                                        same++;
+                                    }
+                                }
                             }
                         }
                         search += (System.nanoTime() - t1) / 1e9;
@@ -307,10 +325,21 @@ final class CodingEval {
                 }
                 log.printf(Locale.ROOT, "coding %s: %s; %d questions in %.1f s%n", model, summary,
                         data.counted().size(), search);
-                runs.add(new Run(model, dir, summary, build, search));
+                runs.add(new Run(model, dir, summary, build, search, same, data.counted().size()));
             }
         }
         return new Result(all, paraphrased, literal, misses, runs, strict, tokens, bySet);
+    }
+
+    /** The hits as a caller sees them: memory, score and passages of each. */
+    private static List<String> shown(List<SearchHit> hits) {
+        List<String> shown = new ArrayList<>(hits.size());
+        for (SearchHit h : hits) {
+            StringBuilder b = new StringBuilder(h.memory().id()).append(' ').append(h.score());
+            h.passages().forEach(p -> b.append(' ').append(p.id()));
+            shown.add(b.toString());
+        }
+        return shown;
     }
 
     /**

@@ -190,7 +190,9 @@ final class Report {
             line("- skipped: %s", data.skipped().stream().map(q -> q.id()).collect(Collectors.joining(", ")));
         }
         for (CodingEval.Run run : result.runs()) {
-            line("- %s store: %s; searches %.1f s", run.modelId(), run.report(), run.searchSeconds());
+            line("- %s store: %s; searches %.1f s; the default's first %d hits the same in a search of %d and of %d:"
+                    + " %d of %d questions", run.modelId(), run.report(), run.searchSeconds(), CodingEval.FEW,
+                    CodingEval.FEW, Metrics.DEPTH, run.sameFirstFive(), run.questions());
         }
         line("");
     }
