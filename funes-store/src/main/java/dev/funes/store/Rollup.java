@@ -37,6 +37,8 @@ import java.util.Set;
  */
 final class Rollup {
 
+    /** Candidates rolled up with their bonus per hit asked for, when that is more than the rerank depth. */
+    static final int CANDIDATES_PER_HIT = 4;
     /** Most further passages a hit returns besides its best one. */
     static final int MORE_PASSAGES_SHOWN = 2;
     /** The share of the best passage's score a further passage needs to be returned with it. */
@@ -65,9 +67,6 @@ final class Rollup {
         String shared = m.metadata().get(Memory.VECTOR_OF);
         return shared != null ? shared : m.contentHash();
     }
-
-    /** Candidates rolled up with their bonus per hit asked for, when that is more than the rerank depth. */
-    static final int CANDIDATES_PER_HIT = 4;
 
     /**
      * The candidates that roll up with their bonus: those the rerank stage adjusted ({@code depth},
