@@ -17,6 +17,10 @@ import java.util.Map;
  * <p>A single-retriever search ({@link Retrieval#DENSE}, {@link Retrieval#LEXICAL}) has one list;
  * its weight is then 1, so scores still span 0 to 1 with min-max.
  *
+ * <p>Min-max rescales each list over its first {@code anchor} candidates (by rank), and a deeper
+ * candidate contributes 0 from that list: a search that asks for more hits brings longer lists,
+ * and its first candidates keep the scores a shorter search gives them.
+ *
  * <p>Collects candidates in rank order; not thread-safe, one instance per search.
  */
 final class Fusion {
@@ -58,15 +62,24 @@ final class Fusion {
 
     private final FusionOptions options;
     private final Retrieval retrieval;
+    private final int anchor;
     private final Map<String, Candidate> candidates = new LinkedHashMap<>();
 
     Fusion() {
-        this(FusionOptions.RRF, Retrieval.HYBRID);
+        this(FusionOptions.RRF, Retrieval.HYBRID, Integer.MAX_VALUE);
     }
 
-    Fusion(FusionOptions options, Retrieval retrieval) {
+    /**
+     * @param anchor how many of each list's first candidates set its min-max scale
+     *               ({@link StoreOptions#candidates()}), at least 1
+     */
+    Fusion(FusionOptions options, Retrieval retrieval, int anchor) {
+        if (anchor < 1) {
+            throw new IllegalArgumentException("anchor must be at least 1, was " + anchor);
+        }
         this.options = options;
         this.retrieval = retrieval;
+        this.anchor = anchor;
     }
 
     /**
@@ -114,12 +127,13 @@ final class Fusion {
         return all;
     }
 
-    /** Min and max of one list's raw scores. */
-    private static double[] range(List<Candidate> all, boolean dense) {
+    /** Min and max of the raw scores of one list's first {@code anchor} candidates. */
+    private double[] range(List<Candidate> all, boolean dense) {
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         for (Candidate c : all) {
-            if (dense ? c.denseRank > 0 : c.lexicalRank > 0) {
+            int rank = dense ? c.denseRank : c.lexicalRank;
+            if (rank > 0 && rank <= anchor) {
                 double v = dense ? c.denseSimilarity : c.lexicalScore;
                 min = Math.min(min, v);
                 max = Math.max(max, v);
@@ -128,8 +142,14 @@ final class Fusion {
         return new double[] {min, max};
     }
 
-    /** The value rescaled to 0..1 over its list; 1 when every candidate scored the same. */
+    /**
+     * The value rescaled to 0..1 over its list's first candidates, 0 below them; 1 when they all
+     * scored the same.
+     */
     private static double normalise(double value, double[] range) {
+        if (value < range[0]) {
+            return 0;
+        }
         double span = range[1] - range[0];
         return span > 0 ? (value - range[0]) / span : 1;
     }

@@ -33,7 +33,7 @@ public final class HybridRanking {
     private HybridRanking(SearchRequest request, StoreOptions options) {
         this.request = Objects.requireNonNull(request, "request");
         this.options = Objects.requireNonNull(options, "options");
-        this.fusion = new Fusion(options.fusion(), request.retrieval());
+        this.fusion = new Fusion(options.fusion(), request.retrieval(), options.candidates());
     }
 
     /** A ranking for one search, fused and reranked as {@code options} say. */
@@ -44,8 +44,8 @@ public final class HybridRanking {
     /**
      * How many candidates each list should bring: at least {@link StoreOptions#candidates()},
      * five per hit asked for (passages roll up to fewer memories). With the default 100 every
-     * search of up to 20 hits fuses the same lists, so its first hits do not depend on how many
-     * were asked for: min-max fusion rescales each list by its last candidate.
+     * search of up to 20 hits fuses the same lists; a deeper one's longer lists are scaled by
+     * their first 100 candidates, so a search's first hits do not depend on how many were asked for.
      */
     public static int candidates(SearchRequest request, StoreOptions options) {
         return Math.max(options.candidates(), CANDIDATES_PER_HIT * request.limit());
@@ -105,7 +105,7 @@ public final class HybridRanking {
         List<String> terms = queryTerms(request.query());
         List<SearchHit> ranked = Rerank.apply(fused, terms, options.rerank(), fused.size());
         try {
-            return Rollup.apply(ranked, request.limit(), Rollup.window(request.limit(), options.rerank().depth()),
+            return Rollup.apply(ranked, request.limit(), options.rerank().depth(),
                     options.rerank().passageWeight(), owners::apply, terms);
         } catch (SQLException e) {
             throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);

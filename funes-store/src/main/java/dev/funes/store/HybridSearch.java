@@ -96,7 +96,7 @@ final class HybridSearch {
             throw e;
         }
 
-        Fusion fusion = new Fusion(options.fusion(), request.retrieval());
+        Fusion fusion = new Fusion(options.fusion(), request.retrieval(), options.candidates());
         // Rows read for this search, by seq: a memory that is both a dense and a lexical candidate
         // is read once.
         Map<Long, Memory> rows = new HashMap<>();
@@ -147,7 +147,7 @@ final class HybridSearch {
         boolean neighbours = rerank.neighbourWeight() > 0;
         // An exchange's neighbours count among the best `depth` memories, however few hits are asked for.
         int places = neighbours ? Math.max(request.limit(), rerank.depth()) : request.limit();
-        List<SearchHit> memories = Rollup.apply(ranked, places, Rollup.window(places, rerank.depth()),
+        List<SearchHit> memories = Rollup.apply(ranked, places, rerank.depth(),
                 rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
         return neighbours ? Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit()) : memories;
     }

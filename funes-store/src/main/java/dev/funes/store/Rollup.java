@@ -37,8 +37,6 @@ import java.util.Set;
  */
 final class Rollup {
 
-    /** Candidates rolled up with their bonus per hit asked for, when that is more than the rerank depth. */
-    static final int CANDIDATES_PER_HIT = 4;
     /** Most further passages a hit returns besides its best one. */
     static final int MORE_PASSAGES_SHOWN = 2;
     /** The share of the best passage's score a further passage needs to be returned with it. */
@@ -69,20 +67,13 @@ final class Rollup {
     }
 
     /**
-     * The candidates that roll up with their bonus: those the rerank stage adjusted ({@code depth},
-     * 100 by default), or four per hit asked for when that is more. So a memory's bonus and place
-     * do not depend on how many hits are asked for, and a search's first hits are the same whether
-     * it asks for 5 or 20 (their candidate lists are too: {@link HybridRanking#candidates}).
-     */
-    static int window(int limit, int depth) {
-        return Math.max(depth, CANDIDATES_PER_HIT * limit);
-    }
-
-    /**
      * @param ranked candidates, best first: the first {@code window} are rolled up (with their
      *               bonus); later ones only while fewer than {@code limit} memories have a place
      * @param limit         most hits returned
-     * @param window        how many of the best candidates roll up with their bonus ({@link #window(int, int)})
+     * @param window        how many of the best candidates roll up with their bonus: those the
+     *                      rerank stage adjusted ({@link RerankOptions#depth()}), whatever the
+     *                      limit, so that a memory's bonus and place, and a search's first hits,
+     *                      do not depend on how many hits are asked for
      * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
      * @param queryTerms    the lexical query's terms: a further candidate's lexical contribution

@@ -13,9 +13,10 @@ import java.util.Objects;
  * @param candidates      the least number of candidates each retriever (dense and lexical)
  *                        contributes before fusion; a search asks for
  *                        {@code max(candidates, 5 * limit)} of each, because passages roll up to
- *                        fewer memories. Searches that ask for the same number of candidates rank
- *                        alike: with the default 100, a search's first hits are the same for any
- *                        limit up to 20
+ *                        fewer memories. Each list's first {@code candidates} set its min-max
+ *                        scale, so a search's first hits do not depend on its limit (up to 20
+ *                        with the default 100 the lists are the same; a deeper one adds candidates
+ *                        that score 0 from the list that brought them that deep)
  * @param freshLimit      the memtable limit of the dense index ({@link SegmentedIndex}): new
  *                        vectors go to an in-memory JVector graph; once it holds this many, it
  *                        is sealed into an immutable segment file in the background (segments

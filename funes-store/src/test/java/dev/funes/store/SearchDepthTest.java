@@ -18,17 +18,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How many candidates a search fuses ({@link HybridRanking#candidates}) in a real store: up to 20
- * hits, every search fuses the same lists, so its first hits and their scores do not depend on how
- * many were asked for. Built so that a deeper dense list would change the order: the memory
- * {@code deep} is 150th by meaning (among 300, vectors placed at chosen similarities to the real
- * query embedding) and 2nd by words, just behind {@code near}, which no vector brings.
+ * hits, every search fuses the same lists, and a deeper search's longer lists are scaled by their
+ * first 100 candidates, so a search's first hits and their scores do not depend on how many were
+ * asked for. Built so that a deeper dense list would change the order: the memory {@code deep} is
+ * 150th by meaning (among 300, vectors placed at chosen similarities to the real query embedding)
+ * and 2nd by words, just behind {@code near}, which no vector brings.
  */
 class SearchDepthTest {
 
     private final Embedder embedder = TestModel.shared();
 
     @Test
-    void theFirstHitsAreTheSameWhateverTheLimitUpToTwenty(@TempDir Path dir) {
+    void theFirstHitsAreTheSameWhateverTheLimit(@TempDir Path dir) {
         String query = "zebra crossing";
         float[] q = embedder.embedQuery(query);
         float[] u = orthogonal(q, new Random(7));
@@ -66,10 +67,17 @@ class SearchDepthTest {
                 }
             }
             // A deeper search (40 hits: 200 candidates a list) does reach "deep" by meaning too,
-            // which lifts it above "near": what the same lists for every limit up to 20 rule out.
+            // 150th, past the 100 that scale the list: that adds nothing, and the first 20 hits
+            // and their scores stay.
             List<SearchHit> forty = store.search(SearchRequest.builder(query).limit(40).build());
-            assertThat(forty.get(0).memory().id()).isEqualTo("deep");
-            assertThat(forty.get(0).parts().denseRank()).isEqualTo(150);
+            assertThat(forty).hasSize(40);
+            assertThat(forty.get(1).memory().id()).isEqualTo("deep");
+            assertThat(forty.get(1).parts().denseRank()).isEqualTo(150);
+            assertThat(forty.get(1).parts().denseContribution()).isZero();
+            for (int i = 0; i < 20; i++) {
+                assertThat(forty.get(i).memory().id()).as("hit %d of 40", i + 1).isEqualTo(twenty.get(i).memory().id());
+                assertThat(forty.get(i).score()).as("hit %d of 40", i + 1).isEqualTo(twenty.get(i).score());
+            }
         }
     }
 

@@ -119,11 +119,12 @@ class WideFilterTest {
                 SearchRequest r = requests.get(i);
                 List<SearchHit> hits = store.search(r);
                 // The same memories in the same order; a graph search scores in float where the
-                // exact scoring of a small filtered set is in double, hence the tolerance.
+                // exact scoring of a small filtered set is in double, hence the tolerance: a
+                // similarity's last float digit, over the span of the first 10 candidates' (about 0.06).
                 assertThat(ids(hits)).as("%s", r).isEqualTo(ids(filtered.get(i)));
                 for (int h = 0; h < hits.size(); h++) {
                     assertThat(hits.get(h).score()).as("%s, hit %d", r, h)
-                            .isCloseTo(filtered.get(i).get(h).score(), within(1e-6));
+                            .isCloseTo(filtered.get(i).get(h).score(), within(1e-5));
                 }
                 assertThat(hits).as("%s", r).allSatisfy(h -> assertThat(r.matches(h.memory())).isTrue());
             }
