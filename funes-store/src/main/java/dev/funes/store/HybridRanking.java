@@ -45,7 +45,8 @@ public final class HybridRanking {
      * How many candidates each list should bring: at least {@link StoreOptions#candidates()},
      * five per hit asked for (passages roll up to fewer memories). With the default 100 every
      * search of up to 20 hits fuses the same lists; a deeper one's longer lists are scaled by
-     * their first 100 candidates, so a search's first hits do not depend on how many were asked for.
+     * their first {@link StoreOptions#candidates()}, so a search's first hits do not depend on how
+     * many were asked for.
      */
     public static int candidates(SearchRequest request, StoreOptions options) {
         return Math.max(options.candidates(), CANDIDATES_PER_HIT * request.limit());
