@@ -1,6 +1,7 @@
 package dev.funes.cli;
 
 import dev.funes.Memory;
+import dev.funes.Provenance;
 import dev.funes.SearchHit;
 import java.io.PrintWriter;
 import java.util.List;
@@ -76,8 +77,8 @@ final class HitText {
      * record, a JSON log written as one line), which {@code sed -n} would print whole.
      */
     static String where(Memory passage, Memory memory) {
-        dev.funes.Provenance p = passage.provenance();
-        dev.funes.Provenance m = memory.provenance();
+        Provenance p = passage.provenance();
+        Provenance m = memory.provenance();
         boolean part = p.lineStart() == p.lineEnd() && m != null && p.byteStart() >= m.byteStart()
                 && p.byteEnd() <= m.byteEnd() && p.byteEnd() - p.byteStart() < m.byteEnd() - m.byteStart();
         return p + (part ? " bytes " + p.byteStart() + "-" + p.byteEnd() : "");

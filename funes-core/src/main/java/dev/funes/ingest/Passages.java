@@ -6,6 +6,7 @@ import dev.funes.MemoryKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Cuts the full content of one record into passages a search can return as the answer: a few
@@ -51,6 +52,8 @@ final class Passages {
      * "What passages cost").
      */
     static final int SHARED_EXCHANGE_CHARS = 1000;
+    /** Metadata that describes a piece to this class and is not stored with its passages. */
+    private static final Set<String> PIECE_KEYS = Set.of(HEADER_KEY, CONTEXT_KEY, OUTPUT_KEY, DOCS_KEY);
     /** Characters of the request a header names. */
     static final int CONTEXT_CHARS = 100;
 
@@ -78,8 +81,7 @@ final class Passages {
                     .session(piece.session())
                     .provenance(piece.provenance());
             for (Map.Entry<String, String> e : piece.metadata().entrySet()) {
-                if (!e.getKey().equals(HEADER_KEY) && !e.getKey().equals(CONTEXT_KEY) && !e.getKey().equals(OUTPUT_KEY)
-                        && !e.getKey().equals(DOCS_KEY)) {
+                if (!PIECE_KEYS.contains(e.getKey())) {
                     b.metadata(e.getKey(), e.getValue());
                 }
             }

@@ -65,10 +65,6 @@ final class Fusion {
     private final int anchor;
     private final Map<String, Candidate> candidates = new LinkedHashMap<>();
 
-    Fusion() {
-        this(FusionOptions.RRF, Retrieval.HYBRID, Integer.MAX_VALUE);
-    }
-
     /**
      * @param anchor how many of each list's first candidates set its min-max scale
      *               ({@link StoreOptions#candidates()}), at least 1
