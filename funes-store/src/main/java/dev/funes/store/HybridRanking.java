@@ -106,7 +106,7 @@ public final class HybridRanking {
         List<String> terms = queryTerms(request.query());
         List<SearchHit> ranked = Rerank.apply(fused, terms, options.rerank(), fused.size());
         try {
-            return Rollup.apply(ranked, request.limit(), options.rerank().depth(),
+            return Rollup.apply(ranked, request.limit(), Rollup.window(options),
                     options.rerank().passageWeight(), owners::apply, terms);
         } catch (SQLException e) {
             throw new IllegalStateException("unreachable: the lookup throws no SQLException", e);

@@ -147,7 +147,7 @@ final class HybridSearch {
         boolean neighbours = rerank.neighbourWeight() > 0;
         // An exchange's neighbours count among the best `depth` memories, however few hits are asked for.
         int places = neighbours ? Math.max(request.limit(), rerank.depth()) : request.limit();
-        List<SearchHit> memories = Rollup.apply(ranked, places, rerank.depth(),
+        List<SearchHit> memories = Rollup.apply(ranked, places, Rollup.window(options),
                 rerank.passageWeight(), ids -> memoriesById(c, ids), queryTerms);
         return neighbours ? Neighbours.apply(c, memories, rerank.neighbourWeight(), request.limit()) : memories;
     }

@@ -67,13 +67,22 @@ final class Rollup {
     }
 
     /**
+     * How many of the best candidates roll up: those the rerank stage adjusts, and at least the
+     * candidates each list brings ({@link StoreOptions#candidates()}, 100 by default), whatever the
+     * limit. So a memory's bonus and place, and a search's first hits and the passages they return,
+     * do not depend on how many hits are asked for, and a hit returns its best passages with the
+     * rerank stage off ({@link RerankOptions#NONE}, depth 1) too.
+     */
+    static int window(StoreOptions options) {
+        return Math.max(options.rerank().depth(), options.candidates());
+    }
+
+    /**
      * @param ranked candidates, best first: the first {@code window} are rolled up (with their
      *               bonus); later ones only while fewer than {@code limit} memories have a place
      * @param limit         most hits returned
-     * @param window        how many of the best candidates roll up with their bonus: those the
-     *                      rerank stage adjusted ({@link RerankOptions#depth()}), whatever the
-     *                      limit, so that a memory's bonus and place, and a search's first hits,
-     *                      do not depend on how many hits are asked for
+     * @param window        how many of the best candidates roll up, with their bonus and their
+     *                      passages ({@link #window(StoreOptions)})
      * @param passageWeight the share of what a memory's further candidates matched by that it gains, 0 for none
      * @param lookup        reads the memories that passages belong to
      * @param queryTerms    the lexical query's terms: a further candidate's lexical contribution
