@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * One ranked result: a memory and, when its {@linkplain MemoryKind#PASSAGE passages} are what
  * matched, the passage that answers best, whose provenance cites only the record holding the
- * answer, and the further passages of the same memory that matched nearly as well.
+ * answer, and the further passages of the same memory that matched nearly as well or hold query
+ * words the passages before them lack.
  *
  * @param memory       the memory found
  * @param score        its fused score; higher is better; comparable only within one result list
@@ -15,8 +16,8 @@ import java.util.Objects;
  * @param passage      the passage of {@code memory} that answers best, or {@code null} when the
  *                     memory's own text matched best or it has no passages
  * @param morePassages further passages of {@code memory} that matched nearly as well as
- *                     {@code passage}, best first (a search returns at most two); empty without
- *                     {@code passage}
+ *                     {@code passage} or hold query words the passages before them lack, best
+ *                     first (a search returns at most two); empty without {@code passage}
  */
 public record SearchHit(Memory memory, double score, ScoreParts parts, Memory passage, List<Memory> morePassages) {
 

@@ -49,7 +49,7 @@ final class HitText {
                         + "-" + memory.provenance().lineEnd() + ")") + changed);
                 passage(hit.passage(), full, out);
                 for (Memory more : hit.morePassages()) {
-                    // Further passages of the same memory that matched nearly as well.
+                    // Further passages of the same memory: nearly as good a match, or query words the others lack.
                     if (more.provenance() != null) {
                         out.println("   also " + where(more, memory));
                         passage(more, full, out);

@@ -296,8 +296,9 @@ final class McpTools {
         if (hit.passage() != null) {
             node.put("passage", true);
         }
-        // Further passages of the same memory that matched nearly as well: the answer is often in
-        // the record beside the best match (a command's output, the file written).
+        // Further passages of the same memory, nearly as good a match or holding query words the
+        // others lack: the answer is often in the record beside the best match (a command's
+        // output, the file written).
         ArrayNode more = null;
         for (Memory p : hit.morePassages()) {
             if (p.provenance() != null) {

@@ -30,17 +30,23 @@ import java.util.Set;
  * again.
  *
  * <p>A hit carries its memory's best passage and, after it, at most {@value #MORE_PASSAGES_SHOWN}
- * further passages among the candidates whose score is at least {@value #SHOWN_SHARE} of the best
- * passage's: the answer is often in the record next to the one that matched best (the command's
- * output beside the command, the file written beside the reasoning about it), and a second passage
- * costs far less context than the whole exchange.
+ * further passages among its candidates, in their order: each one that holds a query word the
+ * passages returned before it lack, or that scored at least {@value #SHOWN_SHARE} of the best
+ * passage. The answer is often in the record next to the one that matched best (the command's
+ * output beside the command, the file written beside the reasoning about it), a question often
+ * asks two things that two records answer, and a second passage costs far less context than the
+ * whole exchange.
  */
 final class Rollup {
 
     /** Most further passages a hit returns besides its best one. */
     static final int MORE_PASSAGES_SHOWN = 2;
-    /** The share of the best passage's score a further passage needs to be returned with it. */
-    static final double SHOWN_SHARE = 0.7;
+    /**
+     * The share of the best passage's score from which a further passage is returned with it
+     * whatever words it holds (one that holds a query word the passages returned before it lack
+     * needs none).
+     */
+    static final double SHOWN_SHARE = 0.8;
 
     /** Reads stored memories by id. */
     @FunctionalInterface
@@ -102,12 +108,16 @@ final class Rollup {
         // the vectors its dense matches came from, and the query stems its candidates held.
         Map<String, Set<String>> vectors = new HashMap<>();
         Map<String, Set<String>> words = new HashMap<>();
+        // Per memory with a passage returned: the query stems its returned passages hold.
+        Map<String, Set<String>> shownWords = new HashMap<>();
+        List<String> shownStems = stems.isEmpty() ? Rerank.stems(queryTerms) : stems;
         for (int i = 0; i < ranked.size(); i++) {
             SearchHit hit = ranked.get(i);
             Memory m = hit.memory();
             String of = m.kind() == MemoryKind.PASSAGE ? m.metadata().get(Memory.PASSAGE_OF) : null;
             String key = of != null ? of : m.id();
             SearchHit first = groups.get(key);
+            Set<String> held = null; // the query stems m's indexed text holds, once read
             if (i >= window) {
                 // Past the window only to fill the hits asked for: when the window's candidates
                 // were passages of fewer memories than that. They add no bonus.
@@ -134,7 +144,7 @@ final class Rollup {
                 Memory best = first.memory();
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>(Set.of(vectorOf(best))))
                         .add(vectorOf(m));
-                Set<String> held = Rerank.matched(LexicalText.of(m), stems);
+                held = Rerank.matched(LexicalText.of(m), stems);
                 Set<String> before = words.computeIfAbsent(key, k -> Rerank.matched(LexicalText.of(best), stems));
                 boolean newWords = held.isEmpty() || !before.containsAll(held);
                 before.addAll(held);
@@ -148,10 +158,15 @@ final class Rollup {
             }
             if (of != null) {
                 SearchHit best = passageOf.putIfAbsent(key, hit);
-                if (best != null && best.score() > 0 && hit.score() >= SHOWN_SHARE * best.score()) {
-                    List<Memory> extra = morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
-                    if (extra.size() < MORE_PASSAGES_SHOWN) {
+                List<Memory> extra = best == null || best.score() <= 0 ? null
+                        : morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
+                if (extra != null && extra.size() < MORE_PASSAGES_SHOWN) {
+                    Set<String> shown = shownWords.computeIfAbsent(key,
+                            k -> Rerank.matched(LexicalText.of(best.memory()), shownStems));
+                    Set<String> holds = held != null ? held : Rerank.matched(LexicalText.of(m), shownStems);
+                    if (!shown.containsAll(holds) || hit.score() >= SHOWN_SHARE * best.score()) {
                         extra.add(m);
+                        shown.addAll(holds);
                     }
                 }
             }

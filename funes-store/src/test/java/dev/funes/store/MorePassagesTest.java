@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real store's hit returns, after its best passage, the passages of the same memory that matched
- * nearly as well (the record beside the best match often holds the answer), and not those that
- * matched far less.
+ * nearly as well or hold a query word the ones before them lack (the record beside the best match
+ * often holds the answer), and not those that matched far less with no new word.
  */
 class MorePassagesTest {
 

@@ -26,7 +26,11 @@ class RollupTest {
     }
 
     private static Memory passage(String id, String of) {
-        return Memory.builder(MemoryKind.PASSAGE, "claude-code", "passage " + id).id(id).session("s")
+        return passage(id, of, "passage " + id);
+    }
+
+    private static Memory passage(String id, String of, String text) {
+        return Memory.builder(MemoryKind.PASSAGE, "claude-code", text).id(id).session("s")
                 .metadata(Memory.PASSAGE_OF, of).build();
     }
 
@@ -196,6 +200,7 @@ class RollupTest {
 
     @Test
     void aHitReturnsAtMostTwoFurtherPassagesThatMatchedNearlyAsWellAsItsBest() throws Exception {
+        // Without query terms no passage holds a new word: the share alone decides.
         exchange("near");
         exchange("far");
         List<SearchHit> ranked = List.of(
@@ -203,10 +208,10 @@ class RollupTest {
                 candidate(exchange("near"), 0.45, 0.45),          // 0.90, the memory itself: not a passage
                 candidate(passage("near-b", "near"), 0.45, 0.4),  // 0.85
                 candidate(passage("far-a", "far"), 0.4, 0.4),     // 0.80
-                candidate(passage("near-c", "near"), 0.4, 0.31),  // 0.71, just over 0.7 × 1.00
-                candidate(passage("near-d", "near"), 0.4, 0.31),  // 0.71, but two are returned already
-                candidate(passage("far-b", "far"), 0.3, 0.25),    // 0.55, under 0.7 × 0.80
-                candidate(passage("near-e", "near"), 0.3, 0.3));  // 0.60, under 0.7 × 1.00
+                candidate(passage("near-c", "near"), 0.4, 0.41),  // 0.81, just over 0.8 × 1.00
+                candidate(passage("near-d", "near"), 0.4, 0.41),  // 0.81, but two are returned already
+                candidate(passage("far-b", "far"), 0.3, 0.33),    // 0.63, under 0.8 × 0.80
+                candidate(passage("near-e", "near"), 0.4, 0.39)); // 0.79, under 0.8 × 1.00
         for (double weight : new double[] {0, 0.5}) {
             List<SearchHit> hits = rollup(ranked, 10, weight);
             SearchHit near = hits.stream().filter(h -> h.memory().id().equals("near")).findFirst().orElseThrow();
@@ -219,6 +224,26 @@ class RollupTest {
             assertThat(far.morePassages()).isEmpty();
             assertThat(far.returnedText()).isEqualTo("passage far-a");
         }
+    }
+
+    @Test
+    void aFurtherPassageHoldingAQueryWordThePassagesReturnedLackIsReturnedHoweverItScored() throws Exception {
+        exchange("timer");
+        List<SearchHit> ranked = List.of(
+                candidate(passage("timer-a", "timer", "the crossing timer stayed red"), 0.5, 0.5),  // 1.00
+                candidate(passage("timer-b", "timer", "the timer again, and red"), 0.2, 0.2),      // 0.40: no new word
+                candidate(passage("timer-c", "timer", "a power cut reset it"), 0.1, 0.1),          // 0.20: "reset"
+                candidate(passage("timer-d", "timer", "reset after the cut"), 0.1, 0.1),           // 0.20: "reset" again
+                candidate(passage("timer-e", "timer", "the controller reboots"), 0.05, 0.05),      // 0.10: "controller"
+                candidate(passage("timer-f", "timer", "the firmware was old"), 0.05, 0.05));       // 0.10: two returned
+        List<String> query = List.of("timer", "reset", "controller", "firmware");
+        for (double weight : new double[] {0, 0.5}) {
+            SearchHit hit = rollup(ranked, 10, weight, query).get(0);
+            assertThat(hit.passage().id()).isEqualTo("timer-a");
+            assertThat(hit.morePassages()).extracting(Memory::id).containsExactly("timer-c", "timer-e");
+        }
+        // Without query terms only the share counts: none scored 0.8 of the best.
+        assertThat(rollup(ranked, 10, 0).get(0).morePassages()).isEmpty();
     }
 
     @Test

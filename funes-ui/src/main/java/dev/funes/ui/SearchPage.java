@@ -151,7 +151,7 @@ final class SearchPage {
         String shown = Pages.clip((hit.passage() != null ? hit.passageText() : m.text()).strip(), SHOWN);
         h.raw("<pre class=\"text\">").marked(shown, marks(shown, terms)).raw("</pre>");
         for (Memory more : hit.morePassages()) {
-            // Further passages of the memory that matched nearly as well, each with its lines.
+            // Further passages of the memory (nearly as good a match, or query words the others lack), each with its lines.
             Memories.citation(h, m, more);
             String body = Pages.clip(SearchHit.body(more).strip(), SHOWN);
             h.raw("<pre class=\"text more\">").marked(body, marks(body, terms)).raw("</pre>");
