@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The local rerank stage ({@link RerankOptions}): a term-proximity bonus and the demotion of
@@ -148,8 +149,10 @@ final class Rerank {
         int[] termAt = new int[words.size()];
         boolean[] seen = new boolean[q];
         int m = 0;
+        int[] heads = heads(queryStems);
         for (int i = 0; i < words.size(); i++) {
-            Integer t = index.get(stem(words.get(i)));
+            String word = words.get(i);
+            Integer t = mayStemTo(word, heads) ? index.get(stem(word)) : null;
             termAt[i] = t == null ? -1 : t;
             if (t != null && !seen[t]) {
                 seen[t] = true;
@@ -230,13 +233,51 @@ final class Rerank {
         if (queryStems.isEmpty()) {
             return found;
         }
+        int[] heads = heads(queryStems);
         for (String word : words(text)) {
-            String s = stem(word);
-            if (queryStems.contains(s)) {
-                found.add(s);
+            if (mayStemTo(word, heads)) {
+                String s = stem(word);
+                if (queryStems.contains(s)) {
+                    found.add(s);
+                }
             }
         }
         return found;
+    }
+
+    /**
+     * The first two letters of each stem, packed in an int, for {@link #mayStemTo}; {@code null}
+     * when a stem is shorter than two letters (every word may then stem to it).
+     */
+    static int[] heads(List<String> stems) {
+        int[] heads = new int[stems.size()];
+        for (int i = 0; i < heads.length; i++) {
+            String s = stems.get(i);
+            if (s.length() < 2) {
+                return null;
+            }
+            heads[i] = s.charAt(0) << 16 | s.charAt(1);
+        }
+        return heads;
+    }
+
+    /**
+     * Whether a lower-case word's stem can be one of those whose {@link #heads} are given: the
+     * Porter stemmer rewrites only a word's end, past its first two letters whenever the stem
+     * keeps two, so a word whose first two letters begin no stem is not stemmed at all (most of a
+     * text's words, which a search would otherwise stem for every candidate).
+     */
+    static boolean mayStemTo(String word, int[] heads) {
+        if (heads == null || word.length() < 2) {
+            return true;
+        }
+        int head = word.charAt(0) << 16 | word.charAt(1);
+        for (int h : heads) {
+            if (h == head) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The distinct stems of the query terms, in their order. */
@@ -251,16 +292,25 @@ final class Rerank {
         return stems;
     }
 
-    private static final String[] SUFFIXES = {"ing", "ed", "es", "s"};
+    /** Past this many words the stem cache is emptied rather than grown. */
+    static final int MAX_CACHED_STEMS = 100_000;
+    /** Stems by lower-case word: a search stems the words of its best 100 candidates, most of them seen before. */
+    private static final ConcurrentHashMap<String, String> STEMS = new ConcurrentHashMap<>();
 
-    /** A crude English stem, enough to match {@code tests} with {@code test}: a few suffixes off. */
+    /**
+     * A word's stem, as the full-text index's Porter stemmer makes it ({@link PorterStemmer}):
+     * {@code tests}, {@code testing} and {@code tested} match {@code test}, {@code files} {@code file}.
+     */
     static String stem(String word) {
         String w = Objects.requireNonNull(word).toLowerCase(Locale.ROOT);
-        for (String suffix : SUFFIXES) {
-            if (w.length() > suffix.length() + 3 && w.endsWith(suffix)) {
-                return w.substring(0, w.length() - suffix.length());
+        String s = STEMS.get(w);
+        if (s == null) {
+            s = PorterStemmer.stem(w);
+            if (STEMS.size() >= MAX_CACHED_STEMS) {
+                STEMS.clear();
             }
+            STEMS.put(w, s);
         }
-        return w;
+        return s;
     }
 }

@@ -93,7 +93,8 @@ final class Rollup {
      * @param lookup        reads the memories that passages belong to
      * @param queryTerms    the lexical query's terms: a further candidate's lexical contribution
      *                      counts when its text holds one its memory's earlier candidates do not,
-     *                      or when none is found in it (the check's crude stems missed the match);
+     *                      or when none is found in it (the index matched it by a form this check
+     *                      does not make, such as an identifier's part);
      *                      empty counts every lexical contribution
      * @return at most {@code limit} hits, best first, each memory once
      */
@@ -138,8 +139,8 @@ final class Rollup {
             } else if (passageWeight > 0 && counted(more, key) < RerankOptions.MORE_PASSAGES) {
                 // Only new evidence counts. A tool output's passages share their exchange's vector:
                 // one dense match repeated adds no dense part. Nor do the same words: a lexical
-                // part counts when it holds a query word new to the memory (or when the crude
-                // stems here find none, and cannot tell).
+                // part counts when it holds a query word new to the memory (or when the stems
+                // here find none, and cannot tell).
                 ScoreParts p = hit.parts();
                 Memory best = first.memory();
                 boolean newVector = vectors.computeIfAbsent(key, k -> new HashSet<>(Set.of(vectorOf(best))))

@@ -41,7 +41,7 @@ class RetrievalOptionsTest {
 
     @Test
     void proximityRewardsMatchedTermsCloseTogether() {
-        List<String> q = List.of("retry", "latch");
+        List<String> q = Rerank.stems(List.of("retry", "latch"));
         assertThat(Rerank.proximity("the retry latch fix", q)).isCloseTo(1.0, within(1e-9));
         assertThat(Rerank.proximity("retry now, and much later a latch", q)).isCloseTo(2.0 / 7, within(1e-9));
         assertThat(Rerank.proximity("only retry here", q)).isZero();
