@@ -46,10 +46,10 @@ public record RerankOptions(double proximityWeight, double duplicateWeight, doub
     public static final int MORE_PASSAGES = 2;
 
     /**
-     * Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100, and half
+     * Proximity 0.1, near-duplicate demotion 0.5 at Jaccard ≥ 0.8, over the best 100, and 0.65
      * of the next two candidates of a memory with new evidence: the default (docs/EVALUATION.md).
      */
-    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100, 0.5, 0);
+    public static final RerankOptions DEFAULT = new RerankOptions(0.1, 0.5, 0.8, 100, 0.65, 0);
     /** No rerank stage: hits keep their fused order and score. */
     public static final RerankOptions NONE = new RerankOptions(0, 0, 1, 1, 0, 0);
 

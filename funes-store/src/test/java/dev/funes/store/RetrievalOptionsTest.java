@@ -25,7 +25,7 @@ class RetrievalOptionsTest {
         assertThat(rrf.rerank().enabled()).isFalse();
         assertThat(RerankOptions.DEFAULT.proximityWeight()).isEqualTo(0.1);
         assertThat(RerankOptions.DEFAULT.duplicateWeight()).isEqualTo(0.5);
-        assertThat(RerankOptions.DEFAULT.passageWeight()).isEqualTo(0.5);
+        assertThat(RerankOptions.DEFAULT.passageWeight()).isEqualTo(0.65);
         assertThat(RerankOptions.NONE.passageWeight()).isZero();
     }
 
