@@ -4,9 +4,9 @@ package dev.funes.store;
  * The Porter stemming algorithm (M. F. Porter, "An algorithm for suffix stripping", Program 14(3),
  * 1980, with its author's two later changes to step 2: {@code bli} to {@code ble}, and
  * {@code logi} to {@code log}), the stemmer of the full-text index's tokenizer (SQLite's
- * {@code porter}): {@code committing}, {@code commits} and
- * {@code committed} stem to {@code commit}, {@code files} to {@code file}, {@code queries} to
- * {@code queri} like {@code query}. The rerank stage and the roll-up compare a query's words with
+ * {@code porter}): {@code committing}, {@code commits} and {@code committed} stem to
+ * {@code commit}, {@code files} to {@code file}, {@code queries} to {@code queri} like
+ * {@code query}. The rerank stage and the roll-up compare a query's words with
  * a candidate's by their stems, so they match what the index matched. Words that are not all
  * lower-case ASCII letters (identifiers with digits, other scripts) and words of one or two
  * letters are returned as given.
@@ -179,22 +179,22 @@ final class PorterStemmer {
     }
 
     private void step2() {
-        replaceLongest(STEP2, 0);
+        replaceLongest(STEP2);
     }
 
     private void step3() {
-        replaceLongest(STEP3, 0);
+        replaceLongest(STEP3);
     }
 
-    /** Replaces the longest suffix of {@code rules} that the word ends with, when its stem's measure is above {@code m}. */
-    private void replaceLongest(String[][] rules, int m) {
+    /** Replaces the longest suffix of {@code rules} that the word ends with, when its stem's measure is above 0. */
+    private void replaceLongest(String[][] rules) {
         String[] found = null;
         for (String[] rule : rules) {
             if (endsWith(rule[0]) && (found == null || rule[0].length() > found[0].length())) {
                 found = rule;
             }
         }
-        if (found != null && measure(end - found[0].length()) > m) {
+        if (found != null && measure(end - found[0].length()) > 0) {
             replace(found[0].length(), found[1]);
         }
     }
