@@ -100,7 +100,8 @@ final class Rollup {
      */
     static List<SearchHit> apply(List<SearchHit> ranked, int limit, int window, double passageWeight, Lookup lookup,
                                  List<String> queryTerms) throws SQLException {
-        List<String> stems = passageWeight > 0 ? Rerank.stems(queryTerms) : List.of();
+        List<String> queryStems = Rerank.stems(queryTerms);
+        List<String> stems = passageWeight > 0 ? queryStems : List.of();
         Map<String, SearchHit> groups = new LinkedHashMap<>();
         Map<String, SearchHit> passageOf = new LinkedHashMap<>(); // per memory: its best passage's candidate
         Map<String, List<Memory>> morePassages = new HashMap<>();
@@ -111,7 +112,6 @@ final class Rollup {
         Map<String, Set<String>> words = new HashMap<>();
         // Per memory with a passage returned: the query stems its returned passages hold.
         Map<String, Set<String>> shownWords = new HashMap<>();
-        List<String> shownStems = stems.isEmpty() ? Rerank.stems(queryTerms) : stems;
         for (int i = 0; i < ranked.size(); i++) {
             SearchHit hit = ranked.get(i);
             Memory m = hit.memory();
@@ -163,8 +163,8 @@ final class Rollup {
                         : morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
                 if (extra != null && extra.size() < MORE_PASSAGES_SHOWN) {
                     Set<String> shown = shownWords.computeIfAbsent(key,
-                            k -> Rerank.matched(LexicalText.of(best.memory()), shownStems));
-                    Set<String> holds = held != null ? held : Rerank.matched(LexicalText.of(m), shownStems);
+                            k -> Rerank.matched(LexicalText.of(best.memory()), queryStems));
+                    Set<String> holds = held != null ? held : Rerank.matched(LexicalText.of(m), queryStems);
                     if (!shown.containsAll(holds) || hit.score() >= SHOWN_SHARE * best.score()) {
                         extra.add(m);
                         shown.addAll(holds);
