@@ -159,14 +159,13 @@ final class Rollup {
             }
             if (of != null) {
                 SearchHit best = passageOf.putIfAbsent(key, hit);
-                List<Memory> extra = best == null || best.score() <= 0 ? null
-                        : morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN));
-                if (extra != null && extra.size() < MORE_PASSAGES_SHOWN) {
+                if (best != null && best.score() > 0
+                        && morePassages.getOrDefault(key, List.of()).size() < MORE_PASSAGES_SHOWN) {
                     Set<String> shown = shownWords.computeIfAbsent(key,
                             k -> Rerank.matched(LexicalText.of(best.memory()), queryStems));
                     Set<String> holds = held != null ? held : Rerank.matched(LexicalText.of(m), queryStems);
                     if (!shown.containsAll(holds) || hit.score() >= SHOWN_SHARE * best.score()) {
-                        extra.add(m);
+                        morePassages.computeIfAbsent(key, k -> new ArrayList<>(MORE_PASSAGES_SHOWN)).add(m);
                         shown.addAll(holds);
                     }
                 }
