@@ -210,7 +210,12 @@ final class FileBatches implements PassageSink {
         }
         Memory redacted = run.redactor.redact(piece, run.redactions);
         long start = redacted.provenance() == null ? Long.MAX_VALUE : redacted.provenance().byteStart();
-        for (Memory passage : PassageBytes.narrow(Passages.split(redacted))) {
+        for (Memory cut : PassageBytes.narrow(Passages.split(redacted))) {
+            // Redacted again alone, as the store will: a rule that reads a run by its length or its
+            // neighbours (a cut mark after a long run is data, after its last few hundred
+            // characters a piece of a key) may find in a passage what it left in the record, and
+            // the id this read keeps must be the one the store stores it under.
+            Memory passage = run.redactor.redact(cut, run.redactions);
             batch.add(passage);
             ids.add(passage.id());
             starts.put(passage.id(), start); // its record's first byte, as its exchange's

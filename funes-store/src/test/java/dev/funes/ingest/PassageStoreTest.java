@@ -284,6 +284,46 @@ class PassageStoreTest {
         assertNoPiece(secrets, exported);
     }
 
+    /**
+     * A rule that reads a run of key characters by its length (a cut mark after 2,500 random
+     * characters is data; after the last few hundred of them, a piece of a key) redacts a passage
+     * alone that it left in its record: the passage is stored under the id its read gave, so a
+     * fresh read marks nothing of its file as changed and the next read finds the file unchanged.
+     */
+    @Test
+    void aPassageARuleRedactsAloneIsStoredUnderTheIdItsReadGave(@TempDir Path tmp) throws Exception {
+        java.util.Random random = new java.util.Random(21);
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder blob = new StringBuilder();
+        for (int i = 0; i < 2500; i++) {
+            blob.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        String output = "grep found:\n" + blob + "\u2026120000 tokens truncated\u2026/src/proxy.ts:264: const context = sanitizerContext(null);\n";
+        List<String> lines = List.of(
+                Records.request(1, "where is the proxy context created?"),
+                Records.bash(2, "msg-2", "tool-2", "rg -n context src"),
+                Records.result(3, "tool-2", output, false),
+                Records.answer(4, "msg-4", "In src/proxy.ts, line 264."));
+        Path log = Records.write(tmp.resolve("projects/-work-demo/" + Records.SESSION + ".jsonl"), lines);
+        try (MemoryStore store = FunesStore.open(tmp.resolve("store"), embedder)) {
+            Indexer indexer = Indexer.builder(store).build();
+            IndexReport first = indexer.index(List.of(log));
+            assertThat(first.problems()).isEmpty();
+            assertThat(first.changedFiles()).as("files a fresh read marked changed").isEmpty();
+            assertThat(first.earlierMemoriesKept()).isZero();
+            List<SearchHit> hits = store.search(SearchRequest.builder("sanitizerContext").limit(5).build());
+            assertThat(hits).anyMatch(h -> h.passage() != null && h.passage().provenance().lineStart() == 3
+                    && h.passageText().contains("sanitizerContext"));
+            IndexReport second = indexer.index(List.of(log));
+            assertThat(second.filesUnchanged()).isEqualTo(1);
+            assertThat(second.memoriesAdded()).isZero();
+        }
+        assertThat(ids(tmp.resolve("store"), "json_extract(metadata, '$." + dev.funes.SourceState.CHANGED_KEY + "') IS NOT NULL"))
+                .as("memories marked changed").isEmpty();
+        assertThat(ids(tmp.resolve("store"), "kind = 'passage' AND text LIKE '%[REDACTED:high-entropy]\u2026120000 tokens%'"))
+                .as("the passage whose run before the cut mark is a piece of a key").hasSize(1);
+    }
+
     @Test
     void aStoreBuiltBeforePassagesIsUpgradedAndTheNextIndexAddsThem(@TempDir Path tmp) throws Exception {
         Path log = Logs.shared().resolve("fixtures/claude-code/episodic-memory-long.jsonl");
