@@ -105,6 +105,11 @@ final class Checkpoints {
                 && file.size() >= previous.indexedBytes()
                 && (!(format instanceof ResumableFormat) || file.sameHead(previous.headFingerprint()))
                 ? Continuation.parse(previous.resume()) : null;
+        // A read that gave no exchange has nothing to tell a grown document from a rewritten one
+        // by: only an append-only log that begins as it did may replace what it gave.
+        if (continuation != null && continuation.hasNoExchange() && !(format instanceof ResumableFormat)) {
+            continuation = null;
+        }
         // The very bytes read before (a log read again in full though unchanged: its last line
         // was incomplete, or a new version of Funes reads every log again): every record an
         // earlier memory was read from is read again, so what this read does not give again

@@ -35,6 +35,8 @@ record Continuation(long bound, String before, String anchor, List<String> tail)
 
     private static final ObjectMapper JSON = new ObjectMapper();
     /** How {@link #toText} begins (a token's text has {@code offset} where this has {@code bound}). */
+    /** The {@link #anchor} of a read that gave no exchange: no digest has this form. */
+    private static final String NO_EXCHANGE = "none";
     private static final java.util.regex.Pattern ONE = java.util.regex.Pattern.compile("\\{\"v\":\\d+,\"bound\":");
 
     Continuation {
@@ -45,11 +47,20 @@ record Continuation(long bound, String before, String anchor, List<String> tail)
 
     /**
      * The continuation of a read whose memories start where {@code starts} says (by id) and whose
-     * last exchange is {@code last}; null when the read gave no exchange.
+     * last exchange is {@code last}; null when the read gave nothing. A read that gave memories
+     * but no exchange (a Claude Code log holding only the summary it opens with, which names no
+     * session or folder until a message follows) leaves them all as the tail, from byte 0, with
+     * no anchor: the next read from the start of the same grown log gives them again as the
+     * records after them tell, and replaces them ({@link #continuedBy}).
      */
     static Continuation of(Map<String, Long> starts, Memory last) {
         if (last == null || last.provenance() == null) {
-            return null;
+            if (starts.isEmpty()) {
+                return null;
+            }
+            List<String> all = new ArrayList<>(starts.keySet());
+            all.sort(null);
+            return new Continuation(0, before(starts, 0), NO_EXCHANGE, all);
         }
         long bound = last.provenance().byteStart();
         List<String> tail = new ArrayList<>();
@@ -62,9 +73,19 @@ record Continuation(long bound, String before, String anchor, List<String> tail)
         return new Continuation(bound, before(starts, bound), anchor(last), tail);
     }
 
-    /** Whether a read whose memories start where {@code starts} says, and that gave {@code anchored}, continues the read this describes. */
+    /**
+     * Whether a read whose memories start where {@code starts} says, and that gave {@code anchored}, continues the read this describes.
+     * One of a read that gave no exchange is continued by any read from the start of the same
+     * log: {@link Checkpoints#fromStart} hands it on only for an append-only log whose first
+     * bytes are those read before.
+     */
     boolean continuedBy(Map<String, Long> starts, boolean anchored) {
-        return anchored && before.equals(before(starts, bound));
+        return hasNoExchange() || anchored && before.equals(before(starts, bound));
+    }
+
+    /** Whether the read this describes gave no exchange: its every memory is the tail. */
+    boolean hasNoExchange() {
+        return NO_EXCHANGE.equals(anchor);
     }
 
     /** Whether {@code exchange}, starting at {@link #bound}, is the exchange the tail began with. */

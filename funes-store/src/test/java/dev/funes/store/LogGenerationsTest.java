@@ -232,6 +232,29 @@ class LogGenerationsTest {
         assertThat(before).anyMatch(m -> !after.contains(m));
     }
 
+    /**
+     * A log read while it held only its opening summary (a resumed Claude Code session, before the
+     * first message: the summary names no session or folder yet) grows: the summary read with what
+     * the later records tell is the one kept, the earlier reading replaced, nothing marked, and the
+     * store is that of a fresh index.
+     */
+    @Test
+    void aLogReadWhileItHeldOnlyItsSummaryGrowsWithoutKeepingThatReading() throws Exception {
+        Files.write(file, head("episodic-memory-short.jsonl", 1));
+        List<Memory> before = indexFirst();
+        assertThat(before).extracting(Memory::kind).containsExactly(dev.funes.MemoryKind.SUMMARY);
+
+        byte[] all = Files.readAllBytes(fixture("episodic-memory-short.jsonl"));
+        Files.write(file, Arrays.copyOfRange(all, (int) Files.size(file), all.length), StandardOpenOption.APPEND);
+        IndexReport grown = index();
+        assertThat(grown.changedFiles()).isEmpty();
+        assertThat(grown.earlierMemoriesKept()).isZero();
+        assertThat(grown.memoriesReplaced()).as("the summary as read alone").isEqualTo(1);
+        List<Memory> after = memories();
+        assertThat(after).containsExactlyInAnyOrderElementsOf(fresh());
+        assertThat(after).filteredOn(m -> m.kind() == dev.funes.MemoryKind.SUMMARY).hasSize(1);
+    }
+
     /** A log with a resume point grows: read on from it, nothing marked, the result that of a fresh index. */
     @Test
     void aGrowingLogReadOnFromItsResumePointMarksNothing() throws Exception {
