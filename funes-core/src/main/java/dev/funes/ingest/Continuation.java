@@ -23,20 +23,22 @@ import java.util.Objects;
  * next read may replace. It may only if it continues this one: it gives again exactly the
  * memories this read gave before the tail's first byte ({@link #before}, a digest of their ids),
  * and an exchange starts at that byte with the same session, start time and line ({@link #anchor}).
- * Otherwise the file is another one, and the tail stays with the rest. docs/STORE-FORMAT.md
+ * Otherwise the file is another one, and the tail stays with the rest. A read that gave no
+ * exchange leaves all its memories as the tail, from byte 0 ({@link #of}). docs/STORE-FORMAT.md
  * describes the text.
  *
- * @param bound  the first byte of the last exchange
+ * @param bound  the first byte of the last exchange (0 when there is none)
  * @param before digest of the sorted ids of the memories starting before {@code bound}
- * @param anchor digest of the last exchange's session, start time and first line
+ * @param anchor digest of the last exchange's session, start time and first line ({@code "none"}
+ *               when there is none)
  * @param tail   ids of the memories starting at or after {@code bound}
  */
 record Continuation(long bound, String before, String anchor, List<String> tail) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** How {@link #toText} begins (a token's text has {@code offset} where this has {@code bound}). */
     /** The {@link #anchor} of a read that gave no exchange: no digest has this form. */
     private static final String NO_EXCHANGE = "none";
+    /** How {@link #toText} begins (a token's text has {@code offset} where this has {@code bound}). */
     private static final java.util.regex.Pattern ONE = java.util.regex.Pattern.compile("\\{\"v\":\\d+,\"bound\":");
 
     Continuation {
@@ -74,10 +76,10 @@ record Continuation(long bound, String before, String anchor, List<String> tail)
     }
 
     /**
-     * Whether a read whose memories start where {@code starts} says, and that gave {@code anchored}, continues the read this describes.
-     * One of a read that gave no exchange is continued by any read from the start of the same
-     * log: {@link Checkpoints#fromStart} hands it on only for an append-only log whose first
-     * bytes are those read before.
+     * Whether a read whose memories start where {@code starts} says, and that gave {@code anchored},
+     * continues the read this describes. That of a read that gave no exchange is continued by any
+     * read from the start of the same log: {@link Checkpoints#fromStart} hands it on only for an
+     * append-only log whose first bytes are those read before.
      */
     boolean continuedBy(Map<String, Long> starts, boolean anchored) {
         return hasNoExchange() || anchored && before.equals(before(starts, bound));
