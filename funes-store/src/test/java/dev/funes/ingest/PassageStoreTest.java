@@ -7,6 +7,7 @@ import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
+import dev.funes.SourceState;
 import dev.funes.store.DatasetExport;
 import dev.funes.store.ExportOptions;
 import dev.funes.store.FunesStore;
@@ -28,6 +29,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
@@ -292,7 +294,7 @@ class PassageStoreTest {
      */
     @Test
     void aPassageARuleRedactsAloneIsStoredUnderTheIdItsReadGave(@TempDir Path tmp) throws Exception {
-        java.util.Random random = new java.util.Random(21);
+        Random random = new Random(21);
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
         StringBuilder blob = new StringBuilder();
         for (int i = 0; i < 2500; i++) {
@@ -318,7 +320,7 @@ class PassageStoreTest {
             assertThat(second.filesUnchanged()).isEqualTo(1);
             assertThat(second.memoriesAdded()).isZero();
         }
-        assertThat(ids(tmp.resolve("store"), "json_extract(metadata, '$." + dev.funes.SourceState.CHANGED_KEY + "') IS NOT NULL"))
+        assertThat(ids(tmp.resolve("store"), "json_extract(metadata, '$." + SourceState.CHANGED_KEY + "') IS NOT NULL"))
                 .as("memories marked changed").isEmpty();
         assertThat(ids(tmp.resolve("store"), "kind = 'passage' AND text LIKE '%[REDACTED:high-entropy]\u2026120000 tokens%'"))
                 .as("the passage whose run before the cut mark is a piece of a key").hasSize(1);

@@ -2,6 +2,7 @@ package dev.funes.store;
 
 import dev.funes.Embedder;
 import dev.funes.Memory;
+import dev.funes.MemoryKind;
 import dev.funes.MemoryStore;
 import dev.funes.SearchHit;
 import dev.funes.SearchRequest;
@@ -242,7 +243,7 @@ class LogGenerationsTest {
     void aLogReadWhileItHeldOnlyItsSummaryGrowsWithoutKeepingThatReading() throws Exception {
         Files.write(file, head("episodic-memory-short.jsonl", 1));
         List<Memory> before = indexFirst();
-        assertThat(before).extracting(Memory::kind).containsExactly(dev.funes.MemoryKind.SUMMARY);
+        assertThat(before).extracting(Memory::kind).containsExactly(MemoryKind.SUMMARY);
 
         byte[] all = Files.readAllBytes(fixture("episodic-memory-short.jsonl"));
         Files.write(file, Arrays.copyOfRange(all, (int) Files.size(file), all.length), StandardOpenOption.APPEND);
@@ -252,7 +253,7 @@ class LogGenerationsTest {
         assertThat(grown.memoriesReplaced()).as("the summary as read alone").isEqualTo(1);
         List<Memory> after = memories();
         assertThat(after).containsExactlyInAnyOrderElementsOf(fresh());
-        assertThat(after).filteredOn(m -> m.kind() == dev.funes.MemoryKind.SUMMARY).hasSize(1);
+        assertThat(after).filteredOn(m -> m.kind() == MemoryKind.SUMMARY).hasSize(1);
     }
 
     /** A log with a resume point grows: read on from it, nothing marked, the result that of a fresh index. */
@@ -410,7 +411,7 @@ class LogGenerationsTest {
     /** Every memory of {@code before} is found by a search for the start of its text. */
     private void assertFound(List<Memory> before) {
         // Passages are found through their exchange (a hit is a memory with its best passage).
-        List<Memory> memories = before.stream().filter(m -> m.kind() != dev.funes.MemoryKind.PASSAGE).toList();
+        List<Memory> memories = before.stream().filter(m -> m.kind() != MemoryKind.PASSAGE).toList();
         try (MemoryStore store = open()) {
             for (Memory m : List.of(memories.get(0), memories.get(memories.size() / 2), memories.get(memories.size() - 1))) {
                 String query = String.join(" ", Arrays.asList(m.text().strip().split("\\s+")).subList(0,
